@@ -1,0 +1,71 @@
+#include "sim/core/simulation.h"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+namespace goodsim::core {
+namespace {
+constexpr uint64_t kFingerprintBasis = 0xcbf29ce484222325ULL;
+
+inline uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  h *= 0xbf58476d1ce4e5b9ULL;
+  return h ^ (h >> 31);
+}
+}  // namespace
+
+Simulation::Simulation(uint64_t seed) : seed_(seed), fingerprint_(kFingerprintBasis) {}
+
+HandlerId Simulation::add_handler(std::string name, Handler fn) {
+  GOODSIM_CHECK(fn != nullptr);
+  handlers_.push_back(std::move(fn));
+  handler_names_.push_back(std::move(name));
+  return static_cast<HandlerId>(handlers_.size() - 1);
+}
+
+EventId Simulation::schedule_at(SimTime time, Band band, HandlerId handler, uint64_t a,
+                                uint64_t b) {
+  GOODSIM_CHECK_MSG(time >= now_, fmt::format("event scheduled in the past: t={}ns < now={}ns",
+                                              time.ns(), now_.ns()));
+  GOODSIM_CHECK(handler < handlers_.size());
+  return queue_.push(time, band, handler, a, b);
+}
+
+EventId Simulation::schedule_in(Duration delay, Band band, HandlerId handler, uint64_t a,
+                                uint64_t b) {
+  GOODSIM_CHECK_MSG(delay >= Duration::zero(), "negative delay");
+  return schedule_at(now_ + delay, band, handler, a, b);
+}
+
+void Simulation::run_until(SimTime end) {
+  GOODSIM_CHECK(end >= now_);
+  CheckContextScope scope(this);
+  while (!stop_requested_ && !queue_.empty() && queue_.next_time() <= end) {
+    const Event e = queue_.pop();
+    now_ = e.time;
+    current_ = &e;
+    fold(e);
+    ++executed_;
+    handlers_[e.handler](e);
+    current_ = nullptr;
+  }
+  if (!stop_requested_) now_ = end;
+}
+
+void Simulation::fold(const Event& e) {
+  uint64_t h = fingerprint_;
+  h = mix(h, static_cast<uint64_t>(e.time.ns()));
+  h = mix(h, (uint64_t{e.band} << 32) | e.handler);
+  h = mix(h, e.a);
+  fingerprint_ = mix(h, e.b);
+}
+
+std::string Simulation::describe() const {
+  if (current_ == nullptr) return fmt::format("at sim time {}ns (between events)", now_.ns());
+  return fmt::format("executing event seq={} handler={} band={} a={} b={} at sim time {:.9f}s",
+                     current_->seq, handler_names_[current_->handler], current_->band,
+                     current_->a, current_->b, now_.seconds_f());
+}
+
+}  // namespace goodsim::core
