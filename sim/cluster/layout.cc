@@ -1,0 +1,75 @@
+#include "sim/cluster/layout.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "sim/core/check.h"
+
+namespace goodsim::cluster {
+
+const char* domain_name(Domain d) {
+  switch (d) {
+    case Domain::kChip: return "chip";
+    case Domain::kHost: return "host";
+    case Domain::kSlice: return "slice";
+    case Domain::kSite: return "site";
+  }
+  return "?";
+}
+
+Layout::Layout(uint32_t chips_per_host, uint32_t hosts_per_slice, std::vector<SiteShape> sites)
+    : chips_per_host_(chips_per_host), hosts_per_slice_(hosts_per_slice), sites_(std::move(sites)) {
+  if (chips_per_host_ == 0 || hosts_per_slice_ == 0) {
+    throw std::invalid_argument("chips_per_host and hosts_per_slice must be >= 1");
+  }
+  const uint64_t per_slice = uint64_t{chips_per_host_} * hosts_per_slice_;
+  if (sites_.empty()) throw std::invalid_argument("a cluster needs at least one site");
+  uint64_t total_slices = 0;
+  for (const SiteShape& s : sites_) {
+    if (s.slices == 0) throw std::invalid_argument("site '" + s.name + "' has no slices");
+    total_slices += s.slices;
+  }
+  if (per_slice * total_slices > UINT32_MAX) {
+    throw std::invalid_argument("cluster too large: more than 2^32-1 chips");
+  }
+  chips_per_slice_ = static_cast<uint32_t>(per_slice);
+  slices_ = static_cast<uint32_t>(total_slices);
+  slice_site_.reserve(slices_);
+  for (SiteId site = 0; site < sites_.size(); ++site) {
+    site_first_slice_.push_back(static_cast<SliceId>(slice_site_.size()));
+    slice_site_.insert(slice_site_.end(), sites_[site].slices, site);
+  }
+}
+
+uint64_t Layout::count(Domain d) const {
+  switch (d) {
+    case Domain::kChip: return chips();
+    case Domain::kHost: return hosts();
+    case Domain::kSlice: return slices_;
+    case Domain::kSite: return sites_.size();
+  }
+  return 0;
+}
+
+uint64_t Layout::chips_in(Domain d, uint32_t id) const {
+  switch (d) {
+    case Domain::kChip: return 1;
+    case Domain::kHost: return chips_per_host_;
+    case Domain::kSlice: return chips_per_slice_;
+    case Domain::kSite: return uint64_t{sites_[id].slices} * chips_per_slice_;
+  }
+  return 0;
+}
+
+ChipId Layout::first_chip(Domain d, uint32_t id) const {
+  GOODSIM_CHECK(id < count(d));
+  switch (d) {
+    case Domain::kChip: return id;
+    case Domain::kHost: return id * chips_per_host_;
+    case Domain::kSlice: return id * chips_per_slice_;
+    case Domain::kSite: return site_first_slice_[id] * chips_per_slice_;
+  }
+  return 0;
+}
+
+}  // namespace goodsim::cluster
