@@ -1,0 +1,119 @@
+#include "sim/scenario/error.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace goodsim::scenario {
+namespace {
+
+std::string compose(const std::string& file, const std::string& path, const std::string& msg) {
+  std::string out;
+  for (const std::string* part : {&file, &path, &msg}) {
+    if (part->empty()) continue;
+    if (!out.empty()) out += ": ";
+    out += *part;
+  }
+  return out;
+}
+
+char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+// How many edits a word of this length may plausibly contain as a typo.
+int allowed_edits(size_t length) {
+  if (length <= 3) return 1;
+  if (length <= 6) return 2;
+  return 3;
+}
+
+std::string quoted_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("\"{}\"", item);
+  }
+  return out;
+}
+
+}  // namespace
+
+ScenarioError::ScenarioError(std::string file, std::string path, std::string message)
+    : std::runtime_error(compose(file, path, message)),
+      file_(std::move(file)),
+      path_(std::move(path)),
+      message_(std::move(message)) {}
+
+std::string join_path(std::string_view parent, std::string_view key) {
+  if (parent.empty()) return std::string(key);
+  if (key.empty()) return std::string(parent);
+  std::string out(parent);
+  out += '.';
+  out += key;
+  return out;
+}
+
+int edit_distance(std::string_view a, std::string_view b) {
+  const size_t n = a.size();
+  const size_t m = b.size();
+  // Full table: keys are short, and the swap rule needs the row two back.
+  std::vector<std::vector<int>> d(n + 1, std::vector<int>(m + 1, 0));
+  for (size_t i = 0; i <= n; ++i) d[i][0] = static_cast<int>(i);
+  for (size_t j = 0; j <= m; ++j) d[0][j] = static_cast<int>(j);
+  for (size_t i = 1; i <= n; ++i) {
+    for (size_t j = 1; j <= m; ++j) {
+      const int cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
+          lower(a[i - 2]) == lower(b[j - 1])) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[n][m];
+}
+
+std::optional<std::string> closest_match(std::string_view word,
+                                         const std::vector<std::string>& candidates) {
+  std::optional<std::string> best;
+  int best_distance = allowed_edits(word.size()) + 1;
+  for (const auto& candidate : candidates) {
+    const int distance = edit_distance(word, candidate);
+    const int longest = static_cast<int>(std::max(word.size(), candidate.size()));
+    if (distance < best_distance && distance < longest) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+std::string key_hint(std::string_view word, const std::vector<std::string>& candidates) {
+  if (candidates.empty()) return "no keys are allowed here";
+  if (auto match = closest_match(word, candidates)) {
+    return fmt::format("did you mean \"{}\"?", *match);
+  }
+  std::vector<std::string> sorted = candidates;
+  std::sort(sorted.begin(), sorted.end());
+  return "valid keys are " + quoted_list(sorted);
+}
+
+std::string describe_value(const nlohmann::json& value) {
+  constexpr size_t kMaxShown = 40;
+  // Replace, not throw, on invalid UTF-8: text from the command line is unchecked and a
+  // shortened string may end mid-character.
+  const auto dump = [](const nlohmann::json& v) {
+    return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  if (value.is_object()) return value.empty() ? "an empty object" : "an object";
+  if (value.is_array()) return value.empty() ? "an empty list" : "a list";
+  if (value.is_string()) {
+    const auto& text = value.get_ref<const std::string&>();
+    if (text.size() <= kMaxShown) return dump(text);
+    return dump(text.substr(0, kMaxShown) + "...");
+  }
+  return dump(value);
+}
+
+}  // namespace goodsim::scenario

@@ -1,0 +1,30 @@
+// Command-line overrides of scenario values: `--set path.to.key=value`.
+#pragma once
+
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace goodsim::scenario {
+
+// Applies one `--set` assignment to a scenario document, in place.
+//
+// Path: dot-separated keys from the document root; list elements by numeric index
+// ("policies.1.learners"). Every object and list along the way must already exist; the
+// final key of an object may be new (strict validation later rejects unknown keys), while a
+// final list index must be within the list (no appending).
+//
+// Value: everything after the first '='. It is parsed as JSON if it parses (numbers,
+// true/false, null, "quoted strings", objects, lists); otherwise it is taken as a plain
+// string, so `horizon=36h` sets the string "36h". A value of null makes the key count as
+// absent for ObjectReader (its default applies).
+//
+// Errors: ScenarioError with file "--set" and the path where the problem is, e.g.
+//   "--set: cluster.chps: no such key; did you mean "chips"?"
+//   "--set: policies.5: index 5 is out of range; the list has 2 elements"
+//   "--set: horizon.unit: cannot set a key in "horizon": it is "36h", not an object or a list"
+//   "--set: expected path.to.key=value, got "horizon""
+// On error the document is left unchanged.
+void apply_override(nlohmann::json& doc, std::string_view assignment);
+
+}  // namespace goodsim::scenario

@@ -1,0 +1,444 @@
+#include "sim/scenario/reader.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "sim/scenario/error.h"
+#include "sim/scenario/units.h"
+
+namespace goodsim::scenario {
+
+namespace detail {
+
+// How one kind of value is read, checked and formatted.
+template <class T>
+struct Quantity {
+  std::string_view kind;  // ParamDoc::kind
+  std::string_view noun;  // "a count", in range messages
+  std::string_view unit;  // ParamDoc::unit
+  T (*from_json)(const nlohmann::json&);
+  std::string (*format)(T);
+  T placeholder;  // describe mode's value for a required key (clamped into range)
+  T lowest;       // a min equal to this means "no lower bound"
+  T highest;      // a max equal to this means "no upper bound"
+  T natural_min;  // docs leave out bounds equal to the kind's natural range
+  T natural_max;
+};
+
+}  // namespace detail
+
+namespace {
+
+using detail::Need;
+using detail::Quantity;
+using nlohmann::json;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr int64_t kMinCount = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMaxCount = std::numeric_limits<int64_t>::max();
+
+std::string format_count(int64_t v) { return fmt::format("{}", v); }
+
+constexpr Quantity<double> kNumber = {"number", "a number", "", number_from_json, format_number,
+                                      1.0, -kInf, kInf, -kInf, kInf};
+constexpr Quantity<int64_t> kCount = {"count", "a count", "", count_from_json, format_count,
+                                      1, kMinCount, kMaxCount, 0, kMaxCount};
+constexpr Quantity<core::Duration> kDuration = {
+    "duration", "a duration", "", duration_from_json, format_duration,
+    core::Duration::seconds(1), core::Duration::min(), core::Duration::max(),
+    core::Duration::zero(), core::Duration::max()};
+constexpr Quantity<double> kBandwidth = {"bandwidth", "a bandwidth", "bit/s",
+                                         bandwidth_from_json, format_bandwidth_bps,
+                                         1.0, -kInf, kInf, 0, kInf};
+constexpr Quantity<double> kFlops = {"flops", "a FLOP/s rate", "FLOP/s", flops_from_json,
+                                     format_flops, 1.0, -kInf, kInf, 0, kInf};
+constexpr Quantity<double> kBytes = {"bytes", "a byte size", "B", bytes_from_json,
+                                     format_bytes, 1.0, -kInf, kInf, 0, kInf};
+constexpr Quantity<double> kFraction = {"fraction", "a fraction", "", fraction_from_json,
+                                        format_number, 0.5, -kInf, kInf, 0, 1};
+
+const json& empty_object() {
+  static const json kEmpty = json::object();
+  return kEmpty;
+}
+
+std::string in_quotes(std::string_view s) { return fmt::format("\"{}\"", s); }
+
+std::string quoted_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += ", ";
+    out += in_quotes(item);
+  }
+  return out;
+}
+
+// "in [a, b]", ">= a", "<= b" or "" for the bounds that differ from (lowest, highest).
+template <class T>
+std::string range_text(const Quantity<T>& q, T min, T max, T lowest, T highest) {
+  const bool has_min = min != lowest;
+  const bool has_max = max != highest;
+  if (has_min && has_max) return fmt::format("in [{}, {}]", q.format(min), q.format(max));
+  if (has_min) return ">= " + q.format(min);
+  if (has_max) return "<= " + q.format(max);
+  return "";
+}
+
+}  // namespace
+
+// Docs shared by a reader tree, one per key path, in first-read order.
+struct DocSink {
+  std::vector<ParamDoc> list;
+  std::set<std::string, std::less<>> keys;
+};
+
+struct ObjectReader::State {
+  const json* obj = nullptr;
+  std::string path;
+  std::shared_ptr<const std::string> file;
+  bool describe = false;
+  std::set<std::string, std::less<>> known;
+  // Nested readers in creation order, by path; reused so that reading the same object twice
+  // accumulates known keys in one place.
+  std::vector<std::pair<std::string, std::shared_ptr<State>>> children;
+  std::string doc_path;  // path with list indices as "*": docs describe parameters, not elements
+  std::shared_ptr<DocSink> docs;
+};
+
+ObjectReader::ObjectReader(std::shared_ptr<State> state) : state_(std::move(state)) {}
+
+ObjectReader::ObjectReader(const json& obj, std::string path,
+                           std::shared_ptr<const std::string> file)
+    : state_(std::make_shared<State>()) {
+  state_->obj = &obj;
+  state_->path = std::move(path);
+  state_->file = std::move(file);
+  state_->doc_path = state_->path;
+  state_->docs = std::make_shared<DocSink>();
+  if (!obj.is_object()) fail("", "expected an object, got " + describe_value(obj));
+}
+
+ObjectReader ObjectReader::describe(std::string path) {
+  ObjectReader reader(empty_object(), std::move(path));
+  reader.state_->describe = true;
+  return reader;
+}
+
+template <class T>
+std::optional<T> ObjectReader::get(std::string_view key, const Quantity<T>& q, Need need,
+                                   std::optional<T> def, std::string_view help, T min, T max) {
+  record({std::string(key), std::string(q.kind), std::string(q.unit), need == Need::kRequired,
+          def ? q.format(*def) : "", std::string(help),
+          range_text(q, min, max, q.natural_min, q.natural_max)});
+  const json* value = lookup(key);
+  if (value == nullptr) {
+    if (need == Need::kDefault) return def;
+    if (need == Need::kOptional) return std::nullopt;
+    if (describing()) return std::max(min, std::min(q.placeholder, max));
+    fail_missing(key);
+  }
+  T result;
+  try {
+    result = q.from_json(*value);
+  } catch (const std::invalid_argument& e) {
+    fail(key, e.what());
+  }
+  if (result < min || result > max) {
+    fail(key, fmt::format("expected {} {}, got {}", q.noun,
+                          range_text(q, min, max, q.lowest, q.highest), q.format(result)));
+  }
+  return result;
+}
+
+double ObjectReader::number(std::string_view key, std::string_view help, double min,
+                            double max) {
+  return *get<double>(key, kNumber, Need::kRequired, std::nullopt, help, min, max);
+}
+double ObjectReader::number(std::string_view key, double def, std::string_view help, double min,
+                            double max) {
+  return *get<double>(key, kNumber, Need::kDefault, def, help, min, max);
+}
+std::optional<double> ObjectReader::optional_number(std::string_view key, std::string_view help,
+                                                    double min, double max) {
+  return get<double>(key, kNumber, Need::kOptional, std::nullopt, help, min, max);
+}
+
+int64_t ObjectReader::count(std::string_view key, std::string_view help, int64_t min,
+                            int64_t max) {
+  return *get<int64_t>(key, kCount, Need::kRequired, std::nullopt, help, min, max);
+}
+int64_t ObjectReader::count(std::string_view key, int64_t def, std::string_view help,
+                            int64_t min, int64_t max) {
+  return *get<int64_t>(key, kCount, Need::kDefault, def, help, min, max);
+}
+std::optional<int64_t> ObjectReader::optional_count(std::string_view key, std::string_view help,
+                                                    int64_t min, int64_t max) {
+  return get<int64_t>(key, kCount, Need::kOptional, std::nullopt, help, min, max);
+}
+
+core::Duration ObjectReader::duration(std::string_view key, std::string_view help,
+                                      core::Duration min, core::Duration max) {
+  return *get<core::Duration>(key, kDuration, Need::kRequired, std::nullopt, help, min, max);
+}
+core::Duration ObjectReader::duration(std::string_view key, core::Duration def,
+                                      std::string_view help, core::Duration min,
+                                      core::Duration max) {
+  return *get<core::Duration>(key, kDuration, Need::kDefault, def, help, min, max);
+}
+std::optional<core::Duration> ObjectReader::optional_duration(std::string_view key,
+                                                              std::string_view help,
+                                                              core::Duration min,
+                                                              core::Duration max) {
+  return get<core::Duration>(key, kDuration, Need::kOptional, std::nullopt, help, min, max);
+}
+
+double ObjectReader::bandwidth_bps(std::string_view key, std::string_view help, double min,
+                                   double max) {
+  return *get<double>(key, kBandwidth, Need::kRequired, std::nullopt, help, min, max);
+}
+double ObjectReader::bandwidth_bps(std::string_view key, double def, std::string_view help,
+                                   double min, double max) {
+  return *get<double>(key, kBandwidth, Need::kDefault, def, help, min, max);
+}
+std::optional<double> ObjectReader::optional_bandwidth_bps(std::string_view key,
+                                                           std::string_view help, double min,
+                                                           double max) {
+  return get<double>(key, kBandwidth, Need::kOptional, std::nullopt, help, min, max);
+}
+
+double ObjectReader::flops(std::string_view key, std::string_view help, double min, double max) {
+  return *get<double>(key, kFlops, Need::kRequired, std::nullopt, help, min, max);
+}
+double ObjectReader::flops(std::string_view key, double def, std::string_view help, double min,
+                           double max) {
+  return *get<double>(key, kFlops, Need::kDefault, def, help, min, max);
+}
+std::optional<double> ObjectReader::optional_flops(std::string_view key, std::string_view help,
+                                                   double min, double max) {
+  return get<double>(key, kFlops, Need::kOptional, std::nullopt, help, min, max);
+}
+
+double ObjectReader::bytes(std::string_view key, std::string_view help, double min, double max) {
+  return *get<double>(key, kBytes, Need::kRequired, std::nullopt, help, min, max);
+}
+double ObjectReader::bytes(std::string_view key, double def, std::string_view help, double min,
+                           double max) {
+  return *get<double>(key, kBytes, Need::kDefault, def, help, min, max);
+}
+std::optional<double> ObjectReader::optional_bytes(std::string_view key, std::string_view help,
+                                                   double min, double max) {
+  return get<double>(key, kBytes, Need::kOptional, std::nullopt, help, min, max);
+}
+
+double ObjectReader::fraction(std::string_view key, std::string_view help, double min,
+                              double max) {
+  return *get<double>(key, kFraction, Need::kRequired, std::nullopt, help, min, max);
+}
+double ObjectReader::fraction(std::string_view key, double def, std::string_view help,
+                              double min, double max) {
+  return *get<double>(key, kFraction, Need::kDefault, def, help, min, max);
+}
+std::optional<double> ObjectReader::optional_fraction(std::string_view key,
+                                                      std::string_view help, double min,
+                                                      double max) {
+  return get<double>(key, kFraction, Need::kOptional, std::nullopt, help, min, max);
+}
+
+std::optional<bool> ObjectReader::get_boolean(std::string_view key, Need need,
+                                              std::optional<bool> def, std::string_view help) {
+  record({std::string(key), "bool", "", need == Need::kRequired,
+          def ? (*def ? "true" : "false") : "", std::string(help), ""});
+  const json* value = lookup(key);
+  if (value == nullptr) {
+    if (need == Need::kDefault) return def;
+    if (need == Need::kOptional) return std::nullopt;
+    if (describing()) return false;
+    fail_missing(key);
+  }
+  if (!value->is_boolean()) fail(key, "expected true or false, got " + describe_value(*value));
+  return value->get<bool>();
+}
+
+bool ObjectReader::boolean(std::string_view key, std::string_view help) {
+  return *get_boolean(key, Need::kRequired, std::nullopt, help);
+}
+bool ObjectReader::boolean(std::string_view key, bool def, std::string_view help) {
+  return *get_boolean(key, Need::kDefault, def, help);
+}
+std::optional<bool> ObjectReader::optional_boolean(std::string_view key, std::string_view help) {
+  return get_boolean(key, Need::kOptional, std::nullopt, help);
+}
+
+std::optional<std::string> ObjectReader::get_string(std::string_view key, Need need,
+                                                    std::optional<std::string> def,
+                                                    std::string_view help,
+                                                    const std::vector<std::string>* options) {
+  record({std::string(key), options ? "choice" : "string", "", need == Need::kRequired,
+          def ? in_quotes(*def) : "", std::string(help),
+          options ? "one of " + quoted_list(*options) : ""});
+  const json* value = lookup(key);
+  if (value == nullptr) {
+    if (need == Need::kDefault) return def;
+    if (need == Need::kOptional) return std::nullopt;
+    if (describing()) return (options && !options->empty()) ? options->front() : "";
+    fail_missing(key);
+  }
+  const std::string expected = options ? "one of " + quoted_list(*options) : "a string";
+  if (!value->is_string()) fail(key, fmt::format("expected {}, got {}", expected,
+                                                 describe_value(*value)));
+  const auto& text = value->get_ref<const std::string&>();
+  if (options && std::find(options->begin(), options->end(), text) == options->end()) {
+    const auto match = closest_match(text, *options);
+    fail(key, fmt::format("expected {}, got {}{}", expected, describe_value(*value),
+                          match ? fmt::format("; did you mean \"{}\"?", *match) : ""));
+  }
+  return text;
+}
+
+std::string ObjectReader::string(std::string_view key, std::string_view help) {
+  return *get_string(key, Need::kRequired, std::nullopt, help, nullptr);
+}
+std::string ObjectReader::string(std::string_view key, std::string def, std::string_view help) {
+  return *get_string(key, Need::kDefault, std::move(def), help, nullptr);
+}
+std::optional<std::string> ObjectReader::optional_string(std::string_view key,
+                                                         std::string_view help) {
+  return get_string(key, Need::kOptional, std::nullopt, help, nullptr);
+}
+
+std::string ObjectReader::choice(std::string_view key, const std::vector<std::string>& options,
+                                 std::string_view help) {
+  return *get_string(key, Need::kRequired, std::nullopt, help, &options);
+}
+std::string ObjectReader::choice(std::string_view key, const std::vector<std::string>& options,
+                                 std::string def, std::string_view help) {
+  return *get_string(key, Need::kDefault, std::move(def), help, &options);
+}
+
+ObjectReader ObjectReader::object(std::string_view key, std::string_view help) {
+  record({std::string(key), "object", "", true, "", std::string(help), ""});
+  const json* value = lookup(key);
+  if (value == nullptr) {
+    if (!describing()) fail_missing(key);
+    return child(empty_object(), key_path(key), doc_path(key));
+  }
+  return child(*value, key_path(key), doc_path(key));
+}
+
+std::optional<ObjectReader> ObjectReader::optional_object(std::string_view key,
+                                                          std::string_view help) {
+  record({std::string(key), "object", "", false, "", std::string(help), ""});
+  const json* value = lookup(key);
+  if (value == nullptr) {
+    if (!describing()) return std::nullopt;
+    return child(empty_object(), key_path(key), doc_path(key));
+  }
+  return child(*value, key_path(key), doc_path(key));
+}
+
+std::vector<ObjectReader> ObjectReader::get_object_list(std::string_view key,
+                                                        std::string_view help, bool required) {
+  record({std::string(key), "list of objects", "", required, "", std::string(help), ""});
+  const std::string element_doc_path = join_path(doc_path(key), "*");
+  const json* value = lookup(key);
+  if (value == nullptr) {
+    if (describing()) {
+      return {child(empty_object(), join_path(key_path(key), "*"), element_doc_path)};
+    }
+    if (required) fail_missing(key);
+    return {};
+  }
+  if (!value->is_array()) fail(key, "expected a list of objects, got " + describe_value(*value));
+  std::vector<ObjectReader> out;
+  out.reserve(value->size());
+  for (size_t i = 0; i < value->size(); ++i) {
+    out.push_back(
+        child((*value)[i], join_path(key_path(key), std::to_string(i)), element_doc_path));
+  }
+  return out;
+}
+
+std::vector<ObjectReader> ObjectReader::object_list(std::string_view key,
+                                                    std::string_view help) {
+  return get_object_list(key, help, true);
+}
+std::vector<ObjectReader> ObjectReader::optional_object_list(std::string_view key,
+                                                             std::string_view help) {
+  return get_object_list(key, help, false);
+}
+
+const json& ObjectReader::raw(std::string_view key, std::string_view help) {
+  static const json kNull;
+  record({std::string(key), "json", "", false, "", std::string(help), ""});
+  const json* value = lookup(key);
+  return value ? *value : kNull;
+}
+
+bool ObjectReader::has(std::string_view key) const { return lookup(key) != nullptr; }
+
+void ObjectReader::finish() const {
+  if (state_->describe) return;
+  const json& obj = *state_->obj;
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (state_->known.count(it.key()) != 0) continue;
+    const std::vector<std::string> candidates(state_->known.begin(), state_->known.end());
+    fail(it.key(), "unknown key; " + key_hint(it.key(), candidates));
+  }
+  for (const auto& entry : state_->children) ObjectReader(entry.second).finish();
+}
+
+void ObjectReader::fail(std::string_view key, std::string_view message) const {
+  throw ScenarioError(state_->file ? *state_->file : "", key_path(key), std::string(message));
+}
+
+void ObjectReader::fail_missing(std::string_view key) const {
+  fail("", fmt::format("missing required key \"{}\"", key));
+}
+
+bool ObjectReader::describing() const { return state_->describe; }
+const std::string& ObjectReader::path() const { return state_->path; }
+std::string ObjectReader::key_path(std::string_view key) const {
+  return join_path(state_->path, key);
+}
+const std::vector<ParamDoc>& ObjectReader::docs() const { return state_->docs->list; }
+std::string ObjectReader::doc_path(std::string_view key) const {
+  return join_path(state_->doc_path, key);
+}
+
+const json* ObjectReader::lookup(std::string_view key) const {
+  state_->known.emplace(key);
+  const auto it = state_->obj->find(std::string(key));
+  if (it == state_->obj->end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+void ObjectReader::record(ParamDoc doc) {
+  doc.key = doc_path(doc.key);
+  DocSink& sink = *state_->docs;
+  if (sink.keys.insert(doc.key).second) sink.list.push_back(std::move(doc));
+}
+
+ObjectReader ObjectReader::child(const json& value, std::string path, std::string doc_path) {
+  for (const auto& [child_path, state] : state_->children) {
+    if (child_path == path) return ObjectReader(state);
+  }
+  if (!value.is_object()) {
+    throw ScenarioError(state_->file ? *state_->file : "", path,
+                        "expected an object, got " + describe_value(value));
+  }
+  auto state = std::make_shared<State>();
+  state->obj = &value;
+  state->path = std::move(path);
+  state->doc_path = std::move(doc_path);
+  state->file = state_->file;
+  state->describe = state_->describe;
+  state->docs = state_->docs;
+  state_->children.emplace_back(state->path, state);
+  return ObjectReader(std::move(state));
+}
+
+}  // namespace goodsim::scenario

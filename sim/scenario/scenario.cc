@@ -1,0 +1,183 @@
+#include "sim/scenario/scenario.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "sim/scenario/error.h"
+#include "sim/scenario/reader.h"
+
+namespace goodsim::scenario {
+namespace {
+
+constexpr int64_t kMaxUnitSize = 1'000'000;
+
+void check_name(ObjectReader& r, const std::string& key, const std::string& name) {
+  const bool ok = !name.empty() && name.find_first_not_of(
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == std::string::npos;
+  if (!ok) r.fail(key, "expected a non-empty name of letters, digits, '.', '_' or '-', got \"" + name + "\"");
+}
+
+std::vector<SiteSpec> parse_sites(ObjectReader& c, uint64_t total_slices) {
+  std::vector<SiteSpec> sites;
+  std::set<std::string> names;
+  size_t with_slices = 0;
+  for (ObjectReader& s : c.optional_object_list("sites", "datacenters; default one site")) {
+    SiteSpec site;
+    site.name = s.string("name", "site name, used by links and placement");
+    check_name(s, "name", site.name);
+    if (!names.insert(site.name).second) s.fail("name", "duplicate site name \"" + site.name + "\"");
+    site.slices = static_cast<uint32_t>(
+        s.count("slices", 0, "slices in this site; 0 or absent: an even share", 0, UINT32_MAX));
+    with_slices += site.slices > 0 ? 1 : 0;
+    sites.push_back(site);
+  }
+  if (sites.empty()) sites.push_back({"site0", 0});
+  if (sites.size() > total_slices) {
+    c.fail("sites", fmt::format("{} sites but only {} slices", sites.size(), total_slices));
+  }
+  if (with_slices == 0) {
+    for (size_t i = 0; i < sites.size(); ++i) {
+      sites[i].slices = static_cast<uint32_t>(total_slices / sites.size() +
+                                              (i < total_slices % sites.size() ? 1 : 0));
+    }
+  } else {
+    uint64_t sum = 0;
+    for (const SiteSpec& s : sites) sum += s.slices;
+    if (with_slices != sites.size() || sum != total_slices) {
+      c.fail("sites", fmt::format("give \"slices\" for every site or for none; when given they "
+                                  "must sum to the cluster's {} slices (got {})", total_slices, sum));
+    }
+  }
+  return sites;
+}
+
+std::vector<LinkSpec> parse_links(ObjectReader& c, const std::vector<SiteSpec>& sites) {
+  std::vector<std::string> names;
+  for (const SiteSpec& s : sites) names.push_back(s.name);
+  std::vector<LinkSpec> links;
+  for (ObjectReader& l : c.optional_object_list("links", "WAN links between sites")) {
+    LinkSpec link;
+    link.from = l.choice("from", names, "site at one end");
+    link.to = l.choice("to", names, "site at the other end");
+    if (link.from == link.to) l.fail("to", "a link needs two different sites");
+    link.bandwidth_bps = l.bandwidth_bps("bandwidth", "link bandwidth, e.g. \"5Gbps\"", 1.0);
+    link.latency = l.duration("latency", core::Duration::zero(), "one-way latency");
+    links.push_back(link);
+  }
+  return links;
+}
+
+ClusterSpec parse_cluster(ObjectReader& c) {
+  ClusterSpec spec;
+  const int64_t chips = c.count("chips", "accelerators in the cluster, e.g. 1.2e6", 1);
+  if (static_cast<uint64_t>(chips) > kMaxChips) {
+    c.fail("chips", fmt::format("{} chips is more than goodsim simulates (at most 1e9)", chips));
+  }
+  spec.chips = static_cast<uint64_t>(chips);
+  spec.chips_per_host = static_cast<uint32_t>(
+      c.count("chips_per_host", 4, "accelerators per host", 1, kMaxUnitSize));
+  spec.hosts_per_slice = static_cast<uint32_t>(
+      c.count("hosts_per_slice", 64, "hosts per slice (the SPMD unit)", 1, kMaxUnitSize));
+  const uint64_t per_slice = uint64_t{spec.chips_per_host} * spec.hosts_per_slice;
+  if (spec.chips % per_slice != 0) {
+    c.fail("chips", fmt::format("{} chips is not a whole number of slices of {} chips "
+                                "(chips_per_host x hosts_per_slice)", spec.chips, per_slice));
+  }
+  spec.sites = parse_sites(c, spec.chips / per_slice);
+  spec.links = parse_links(c, spec.sites);
+  return spec;
+}
+
+JobSpec parse_job(ObjectReader& j, const ClusterSpec& cluster) {
+  JobSpec job;
+  job.params = j.number("params", "model parameters, e.g. 7e10", 1.0);
+  job.tokens_per_step = j.number("tokens_per_step", "global batch in tokens per step", 1.0);
+  const auto step = j.optional_duration("step_time", "time of one training step on the whole "
+                                        "cluster", core::Duration::nanos(1));
+  const auto peak = j.optional_flops("peak_flops", "peak FLOP/s of one chip, e.g. \"459TFLOPS\"", 1.0);
+  const double mfu = j.fraction("mfu", 0.4, "model FLOPs utilisation (with peak_flops)", 1e-6, 1.0);
+  if (step.has_value() == peak.has_value()) {
+    j.fail("", "give exactly one of \"step_time\" or \"peak_flops\"");
+  }
+  if (step) {
+    job.step_time = *step;
+  } else {
+    const double seconds = 6.0 * job.params * job.tokens_per_step /
+                           (static_cast<double>(cluster.chips) * *peak * mfu);
+    job.step_time = core::Duration::from_seconds(seconds);
+    if (job.step_time <= core::Duration::zero() || job.step_time > core::Duration::days(365)) {
+      j.fail("peak_flops", fmt::format("derived step time of {} s is out of range", seconds));
+    }
+  }
+  job.target_tokens = j.optional_number("target_tokens", "token budget; time_to_target_s is "
+                                        "when it is reached", 1.0);
+  return job;
+}
+
+std::vector<ModelEntry> model_entries(ObjectReader& r, const char* key, bool required,
+                                      const std::string& file) {
+  const nlohmann::json& list = r.raw(key, "list of entries, each an object with \"type\"");
+  std::vector<ModelEntry> out;
+  if (list.is_null() && !required) return out;
+  if (!list.is_array() || (required && list.empty())) {
+    throw ScenarioError(file, key, fmt::format("expected a {}list of objects with \"type\", got {}",
+                                               required ? "non-empty " : "", describe_value(list)));
+  }
+  for (size_t i = 0; i < list.size(); ++i) out.push_back({join_path(key, std::to_string(i)), list[i]});
+  return out;
+}
+
+OutputSpec parse_outputs(ObjectReader& r, core::Duration horizon) {
+  OutputSpec out;
+  out.sample_interval = std::max(horizon / 200, core::Duration::nanos(1));
+  if (auto o = r.optional_object("outputs", "what to write besides summary.json")) {
+    out.sample_interval = o->duration("sample_interval", out.sample_interval,
+                                      "time between timeseries.csv rows (default horizon/200)",
+                                      std::max(horizon / 1'000'000, core::Duration::nanos(1)));
+    out.events = o->boolean("events", false, "also write events.jsonl");
+  }
+  return out;
+}
+
+}  // namespace
+
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
+  Scenario s;
+  s.file = std::make_shared<const std::string>(file);
+  ObjectReader r(doc, "", s.file);
+  s.name = r.string("name", "scenario name; names the default output directory");
+  check_name(r, "name", s.name);
+  s.description = r.string("description", "", "free text: assumptions, sources");
+  s.seed = static_cast<uint64_t>(r.count("seed", 1, "seed of every random stream", 0));
+  s.horizon = r.duration("horizon", "simulated time span, e.g. \"7d\"", core::Duration::nanos(1),
+                         core::Duration::days(kMaxHorizonDays));
+  ObjectReader cluster = r.object("cluster", "chips, hosts, slices, sites and links");
+  s.cluster = parse_cluster(cluster);
+  ObjectReader job = r.object("job", "model size, batch and step time");
+  s.job = parse_job(job, s.cluster);
+  s.failures = model_entries(r, "failures", false, file);
+  s.stragglers = model_entries(r, "stragglers", false, file);
+  s.chaos = model_entries(r, "chaos", false, file);
+  s.policies = model_entries(r, "policies", true, file);
+  s.outputs = parse_outputs(r, s.horizon);
+  r.finish();
+  return s;
+}
+
+cluster::Layout make_layout(const ClusterSpec& spec) {
+  std::vector<cluster::SiteShape> shapes;
+  for (const SiteSpec& s : spec.sites) shapes.push_back({s.name, s.slices});
+  return cluster::Layout(spec.chips_per_host, spec.hosts_per_slice, std::move(shapes));
+}
+
+cluster::Network make_network(const ClusterSpec& spec) {
+  cluster::Network net;
+  for (const SiteSpec& s : spec.sites) net.add_site(s.name);
+  for (const LinkSpec& l : spec.links) {
+    net.add_link(*net.find_site(l.from), *net.find_site(l.to), l.bandwidth_bps, l.latency);
+  }
+  return net;
+}
+
+}  // namespace goodsim::scenario

@@ -1,0 +1,91 @@
+// The scenario: one JSON document describing a cluster, a job, what goes wrong
+// and which policies to compare (DESIGN.md section 5).
+//
+// This layer validates the parts it owns (top level, cluster, job, outputs)
+// into plain structs, and keeps each model entry (failures, policies, ...) as
+// its raw JSON plus its path; the models layer validates those against the
+// registry. Parsing is strict: unknown keys, wrong types and out-of-range
+// values raise ScenarioError naming the file and the JSON path.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/cluster/layout.h"
+#include "sim/cluster/network.h"
+#include "sim/core/time.h"
+
+namespace goodsim::scenario {
+
+inline constexpr uint64_t kMaxChips = 1'000'000'000;
+inline constexpr int64_t kMaxHorizonDays = 3650;  // ten years
+
+struct SiteSpec {
+  std::string name;
+  uint32_t slices = 0;  // 0 in the file: an even share of the cluster
+};
+
+struct LinkSpec {
+  std::string from;
+  std::string to;
+  double bandwidth_bps = 0;
+  core::Duration latency;
+};
+
+struct ClusterSpec {
+  uint64_t chips = 0;
+  uint32_t chips_per_host = 4;
+  uint32_t hosts_per_slice = 64;
+  std::vector<SiteSpec> sites;  // resolved: every site has its slice count
+  std::vector<LinkSpec> links;
+};
+
+struct JobSpec {
+  double params = 0;           // model parameters
+  double tokens_per_step = 0;  // global batch in tokens
+  core::Duration step_time;    // given, or derived from FLOPs for the whole cluster
+  std::optional<double> target_tokens;  // time_to_target is measured against it
+};
+
+struct OutputSpec {
+  core::Duration sample_interval;  // resolved: never zero
+  bool events = false;             // write events.jsonl
+};
+
+// One entry of a model list ("failures", "policies"): validated later by the
+// models layer.
+struct ModelEntry {
+  std::string path;    // e.g. "policies.1"
+  nlohmann::json json; // the entry object, including "type"
+};
+
+struct Scenario {
+  std::shared_ptr<const std::string> file;
+  std::string name;
+  std::string description;
+  uint64_t seed = 1;
+  core::Duration horizon;
+  ClusterSpec cluster;
+  JobSpec job;
+  std::vector<ModelEntry> failures;
+  std::vector<ModelEntry> stragglers;
+  std::vector<ModelEntry> policies;
+  std::vector<ModelEntry> chaos;  // scripted timeline entries, validated by the models layer
+  OutputSpec outputs;
+};
+
+// Validates `doc` (after --set overrides) into a Scenario. `file` names the
+// source in messages. Throws ScenarioError.
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& file);
+
+// The cluster shape and WAN graph a scenario describes. REQUIRES: a Scenario
+// returned by parse_scenario (already validated).
+cluster::Layout make_layout(const ClusterSpec& spec);
+cluster::Network make_network(const ClusterSpec& spec);
+
+}  // namespace goodsim::scenario
