@@ -1,0 +1,44 @@
+// Interface of every training policy (models/policy/).
+//
+// A policy observes the cluster (it is a ClusterObserver registered on the
+// run's ClusterState), schedules its own timers, and keeps the chip-time
+// ledger and the outage tracker of its run. It never changes cluster health.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "models/policy/chip_time_ledger.h"
+#include "models/policy/outage_tracker.h"
+#include "models/run_context.h"
+#include "sim/cluster/cluster_state.h"
+
+namespace goodsim::models::policy {
+
+// Training progress at one instant.
+struct Progress {
+  uint64_t steps = 0;         // completed steps whose result is kept
+  double tokens = 0;          // tokens in those steps
+  uint64_t active_chips = 0;  // chips computing steps right now
+};
+
+class Policy : public cluster::ClusterObserver {
+ public:
+  // Called once at t = 0, after the cluster is built and before any event.
+  virtual void start(RunContext& ctx) = 0;
+  // Closes the books at the end of the run (the horizon).
+  virtual void finish(core::SimTime end) = 0;
+  virtual Progress progress(core::SimTime now) const = 0;
+  // When the job's token target was reached, if it was.
+  virtual std::optional<core::SimTime> target_reached_at() const = 0;
+  // Learners of this policy, for chaos scripts that target "learner k".
+  // Policies without learners have one: every slice they train on.
+  virtual uint32_t learner_count() const = 0;
+  // Slices of learner k. REQUIRES: k < learner_count(); start() has run.
+  virtual std::vector<cluster::SliceId> learner_slices(uint32_t k) const = 0;
+  virtual const ChipTimeLedger& ledger() const = 0;
+  virtual const OutageTracker& outages() const = 0;
+};
+
+}  // namespace goodsim::models::policy

@@ -1,0 +1,211 @@
+#include "models/runner.h"
+
+#include <set>
+
+#include "sim/cluster/cluster_state.h"
+#include "sim/core/simulation.h"
+#include "sim/core/version.h"
+#include "sim/scenario/error.h"
+#include "sim/scenario/reader.h"
+
+namespace goodsim::models {
+namespace {
+
+using scenario::ObjectReader;
+using scenario::ScenarioError;
+
+// The validated head of a model entry: its registry entry and unique name.
+struct EntryHead {
+  const ModelInfo* info;
+  std::string name;
+};
+
+// Reads "type" (checked against the registry) and "name" (unique among
+// `names`; the type plus `index_suffix` when absent) of a model entry.
+EntryHead read_head(ObjectReader& r, ModelKind kind, const Registry& registry,
+                    const std::string& index_suffix, std::set<std::string>& names) {
+  const std::string type = r.string("type", "model type: see goodsim list-models");
+  const ModelInfo* info = registry.find(kind, type);
+  if (info == nullptr) {
+    r.fail("type", "unknown " + std::string(kind_name(kind)) + " model \"" + type + "\"; " +
+                       scenario::key_hint(type, registry.types(kind)));
+  }
+  const std::string name = r.string("name", type + index_suffix, "name of this entry in outputs");
+  if (!names.insert(name).second) {
+    r.fail("name", "duplicate " + std::string(kind_name(kind)) + " name \"" + name + "\"");
+  }
+  return {info, name};
+}
+
+// Validates the entries of a list of stream-drawing models (failures,
+// stragglers); each gets the RNG stream "<list key>.<name>".
+template <class Prepared, class Parse>
+std::vector<Prepared> prepare_streams(const scenario::Scenario& s,
+                                      const std::vector<scenario::ModelEntry>& entries,
+                                      ModelKind kind, const Registry& registry, Parse parse) {
+  std::vector<Prepared> out;
+  std::set<std::string> names;
+  for (const scenario::ModelEntry& e : entries) {
+    ObjectReader r(e.json, e.path, s.file);
+    const std::string index = "." + e.path.substr(e.path.rfind('.') + 1);
+    const EntryHead head = read_head(r, kind, registry, index, names);
+    auto make = parse(*head.info, r);
+    r.finish();
+    out.push_back({std::string(scenario_key(kind)) + "." + head.name, std::move(make)});
+  }
+  return out;
+}
+
+std::vector<PreparedPolicy> prepare_policies(const scenario::Scenario& s,
+                                             const Registry& registry) {
+  std::vector<PreparedPolicy> out;
+  std::set<std::string> names;
+  for (const scenario::ModelEntry& e : s.policies) {
+    ObjectReader r(e.json, e.path, s.file);
+    const EntryHead head = read_head(r, ModelKind::kPolicy, registry, "", names);
+    PolicyMaker make = head.info->parse_policy(r);
+    r.finish();
+    out.push_back({head.name, head.info->type, std::move(make)});
+  }
+  return out;
+}
+
+// Counts outages begun, whatever their source, per root cause.
+class FailureCounter : public cluster::ClusterObserver {
+ public:
+  void on_cluster_change(const cluster::ClusterChange& c) override {
+    if (!c.failed) return;
+    if (per_cause_.size() <= c.cause) per_cause_.resize(c.cause + 1, 0);
+    ++per_cause_[c.cause];
+    ++count_;
+  }
+  uint64_t count() const { return count_; }
+  std::vector<std::pair<std::string, uint64_t>> by_cause(const cluster::ClusterState& s) const {
+    std::vector<std::pair<std::string, uint64_t>> out;
+    for (cluster::CauseId c = 0; c < s.cause_count(); ++c) {
+      const uint64_t n = c < per_cause_.size() ? per_cause_[c] : 0;
+      if (c != cluster::kUnspecifiedCause || n > 0) out.emplace_back(s.cause_name(c), n);
+    }
+    return out;
+  }
+
+ private:
+  uint64_t count_ = 0;
+  std::vector<uint64_t> per_cause_;
+};
+
+output::TimeseriesRow sample_row(const policy::Policy& p, const cluster::ClusterState& cluster,
+                                 core::SimTime now) {
+  const policy::Progress prog = p.progress(now);
+  output::TimeseriesRow row;
+  row.time_s = now.seconds_f();
+  row.healthy_chips = cluster.layout().chips() - cluster.down_chips();
+  row.active_chips = prog.active_chips;
+  row.training = p.outages().training();
+  row.steps = prog.steps;
+  row.tokens = prog.tokens;
+  row.downtime_s = p.outages().downtime_until(now).seconds_f();
+  policy::ChipTimeLedger ledger = p.ledger();
+  ledger.advance(now);
+  const double total = static_cast<double>(ledger.chips()) * now.seconds_f();
+  row.goodput = total > 0 ? ledger.chip_seconds(policy::Category::kProductive) / total : 0.0;
+  return row;
+}
+
+void fill_result(output::PolicyResult& r, const policy::Policy& p, const core::Simulation& sim,
+                 core::Duration horizon) {
+  const policy::ChipTimeLedger& ledger = p.ledger();
+  const double chip_seconds = static_cast<double>(ledger.chips()) * horizon.seconds_f();
+  r.goodput = ledger.chip_seconds(policy::Category::kProductive) / chip_seconds;
+  r.downtime_s = p.outages().downtime().seconds_f();
+  r.uptime = 1.0 - r.downtime_s / horizon.seconds_f();
+  r.outages = p.outages().outages();
+  r.longest_outage_s = p.outages().longest().seconds_f();
+  const policy::Progress prog = p.progress(sim.now());
+  r.steps = prog.steps;
+  r.tokens = prog.tokens;
+  for (size_t i = 1; i < policy::kCategoryCount; ++i) {
+    const auto c = static_cast<policy::Category>(i);
+    r.badput.emplace_back(std::string(policy::category_name(c)), ledger.chip_seconds(c));
+  }
+  if (auto t = p.target_reached_at()) r.time_to_target_s = t->seconds_f();
+  r.fingerprint = sim.fingerprint();
+  r.events = sim.events_executed();
+}
+
+}  // namespace
+
+PreparedScenario prepare(const nlohmann::json& doc, const std::string& file,
+                         const Registry& registry) {
+  scenario::Scenario s = scenario::parse_scenario(doc, file);
+  cluster::Layout layout = scenario::make_layout(s.cluster);
+  cluster::Network network = scenario::make_network(s.cluster);
+  if (!s.chaos.empty()) {
+    throw ScenarioError(*s.file, "chaos", "chaos timelines are not supported by this version");
+  }
+  auto failures = prepare_streams<PreparedFailure>(
+      s, s.failures, ModelKind::kFailure, registry,
+      [](const ModelInfo& m, ObjectReader& r) { return m.parse_failure(r); });
+  auto stragglers = prepare_streams<PreparedStraggler>(
+      s, s.stragglers, ModelKind::kStraggler, registry,
+      [](const ModelInfo& m, ObjectReader& r) { return m.parse_straggler(r); });
+  std::vector<PreparedPolicy> policies = prepare_policies(s, registry);
+  return PreparedScenario{std::move(s),        std::move(layout),     std::move(network),
+                          std::move(failures), std::move(stragglers), std::move(policies)};
+}
+
+output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, uint64_t seed,
+                                output::EventLog* events) {
+  const PreparedPolicy& pp = prepared.policies.at(index);
+  core::Simulation sim(seed);
+  cluster::ClusterState cluster(prepared.layout);
+  RunContext ctx{sim, cluster, prepared.network, prepared.scenario.job, events, pp.name};
+  FailureCounter counter;
+  cluster.add_observer(&counter);
+  std::unique_ptr<policy::Policy> policy = pp.make();
+  cluster.add_observer(policy.get());
+  std::vector<std::unique_ptr<failure::FailureInjector>> injectors;
+  for (const PreparedFailure& f : prepared.failures) injectors.push_back(f.make(f.stream));
+  std::vector<std::unique_ptr<straggler::StragglerModel>> stragglers;
+  for (const PreparedStraggler& m : prepared.stragglers) stragglers.push_back(m.make(m.stream));
+
+  output::PolicyResult result;
+  result.name = pp.name;
+  result.type = pp.type;
+  policy->start(ctx);
+  for (auto& inj : injectors) inj->start(ctx);
+  for (auto& m : stragglers) m->start(ctx);
+  const core::HandlerId sampler = sim.add_handler("sampler", [&](const core::Event&) {
+    result.series.push_back(sample_row(*policy, cluster, sim.now()));
+  });
+  const core::SimTime end = core::SimTime::zero() + prepared.scenario.horizon;
+  const core::Duration every = prepared.scenario.outputs.sample_interval;
+  for (core::SimTime t = core::SimTime::zero(); t <= end; t += every) {
+    sim.schedule_at(t, core::kBandObserve, sampler);
+    if (t == end || end - t < every) break;
+  }
+  sim.run_until(end);
+  policy->finish(end);
+  policy->ledger().check_invariant();
+  GOODSIM_CHECK(policy->ledger().last_advance() == end);
+  fill_result(result, *policy, sim, prepared.scenario.horizon);
+  result.failures = counter.count();
+  result.failure_causes = counter.by_cause(cluster);
+  return result;
+}
+
+output::RunResult run_scenario(const PreparedScenario& prepared, uint64_t seed,
+                               output::EventLog* events) {
+  output::RunResult run;
+  run.scenario = prepared.scenario.name;
+  run.seed = seed;
+  run.version = core::kVersion;
+  run.horizon_s = prepared.scenario.horizon.seconds_f();
+  run.chips = prepared.layout.chips();
+  for (size_t i = 0; i < prepared.policies.size(); ++i) {
+    run.policies.push_back(run_policy(prepared, i, seed, events));
+  }
+  return run;
+}
+
+}  // namespace goodsim::models

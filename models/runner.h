@@ -1,0 +1,60 @@
+// Runs a scenario: every policy in its own Simulation over the same failure
+// history (common random numbers), and gathers what the outputs need.
+//
+// prepare() validates everything before anything runs or is written, so bad
+// input fails fast (ScenarioError) and never leaves half-written outputs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/registry.h"
+#include "sim/cluster/layout.h"
+#include "sim/cluster/network.h"
+#include "sim/output/event_log.h"
+#include "sim/output/run_result.h"
+#include "sim/scenario/scenario.h"
+
+namespace goodsim::models {
+
+struct PreparedFailure {
+  std::string stream;  // RNG stream name: "failures.<name>"
+  FailureMaker make;
+};
+
+struct PreparedStraggler {
+  std::string stream;  // RNG stream name: "stragglers.<name>"
+  StragglerMaker make;
+};
+
+struct PreparedPolicy {
+  std::string name;
+  std::string type;
+  PolicyMaker make;
+};
+
+struct PreparedScenario {
+  scenario::Scenario scenario;
+  cluster::Layout layout;
+  cluster::Network network;
+  std::vector<PreparedFailure> failures;
+  std::vector<PreparedStraggler> stragglers;
+  std::vector<PreparedPolicy> policies;
+};
+
+// Validates a scenario document (overrides already applied) against the
+// registry. Throws ScenarioError naming `file` and the JSON path.
+PreparedScenario prepare(const nlohmann::json& doc, const std::string& file,
+                         const Registry& registry);
+
+// Simulates policy `index` of `prepared` up to the horizon with `seed`.
+// `events` may be null.
+output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, uint64_t seed,
+                                output::EventLog* events);
+
+// Simulates every policy, in order.
+output::RunResult run_scenario(const PreparedScenario& prepared, uint64_t seed,
+                               output::EventLog* events);
+
+}  // namespace goodsim::models

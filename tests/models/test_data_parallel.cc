@@ -1,0 +1,80 @@
+// data_parallel against hand-computed accounting and the renewal closed form.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "tests/support/scenarios.h"
+
+namespace goodsim::models {
+namespace {
+
+double badput(const output::PolicyResult& p, const std::string& category) {
+  for (const auto& [name, value] : p.badput) {
+    if (name == category) return value;
+  }
+  FAIL("no badput category " << category);
+  return 0;
+}
+
+TEST_CASE("no failures: data_parallel goodput and uptime are exactly 1", "[models][dp]") {
+  // 1000.5 s horizon: the unfinished last step still counts as productive.
+  const auto prepared = testing::prepare_doc(testing::small_scenario("1000.5s", "", "", "5m"));
+  const output::PolicyResult r = run_policy(prepared, 0, 1, nullptr);
+  CHECK(r.goodput == 1.0);
+  CHECK(r.uptime == 1.0);
+  CHECK(r.outages == 0);
+  CHECK(r.failures == 0);
+  CHECK(r.steps == 1000);
+  CHECK(r.tokens == 1000 * 1e6);
+  for (const auto& [name, value] : r.badput) CHECK(value == 0.0);
+}
+
+TEST_CASE("accounting categories sum to chips x horizon", "[models][dp]") {
+  const auto prepared = testing::prepare_doc(testing::small_scenario("30d", "50d", "2h", "10m"));
+  const output::PolicyResult r = run_policy(prepared, 0, 3, nullptr);
+  REQUIRE(r.failures > 10);
+  const double chips = 64, horizon = 30 * 86400.0;
+  double sum = r.goodput * chips * horizon;
+  for (const auto& [name, value] : r.badput) sum += value;
+  CHECK(sum == Approx(chips * horizon).epsilon(1e-12));
+  CHECK(badput(r, "down") > 0);
+  CHECK(badput(r, "reconfigure") > 0);
+  CHECK(badput(r, "idle") > 0);  // waiting for repair
+  CHECK(r.goodput <= r.uptime);
+  CHECK(r.uptime >= 0.0);
+  CHECK(r.uptime <= 1.0);
+  // A step is lost at most once per stop, on all 64 chips.
+  CHECK(badput(r, "lost_work") <= r.outages * 1.0 * chips + 1e-9);
+}
+
+// Renewal argument: the fleet fails at rate L = chips / mtbf while the job
+// runs or restarts (all chips up then). After a failure the job waits the
+// repair time r, then restarts for R; a failure during the restart costs
+// another r and a fresh restart. Expected down time per failure is
+// r e^(LR) + (e^(LR) - 1) / L, so the share of time spent training is
+//   f = e^(-LR) / (1 + L r).
+// Failures during the short repair wait overlap and are neglected: their
+// effect is of order (L r)^2 = 1e-6 here.
+TEST_CASE("data_parallel uptime matches the renewal closed form", "[models][dp][stat]") {
+  const double chips = 64, mtbf_h = 64, restart_h = 0.5, repair_s = 1;
+  const double rate = chips / (mtbf_h * 3600), restart_s = restart_h * 3600;
+  const double expected = std::exp(-rate * restart_s) / (1 + rate * repair_s);
+  const auto prepared =
+      testing::prepare_doc(testing::small_scenario("2000h", "64h", "1s", "30m"));
+  const int seeds = 24;
+  double sum = 0, sum_sq = 0;
+  for (int s = 1; s <= seeds; ++s) {
+    const output::PolicyResult r = run_policy(prepared, 0, static_cast<uint64_t>(s), nullptr);
+    sum += r.uptime;
+    sum_sq += r.uptime * r.uptime;
+  }
+  const double mean = sum / seeds;
+  const double sd = std::sqrt((sum_sq - seeds * mean * mean) / (seeds - 1));
+  const double se = sd / std::sqrt(seeds);
+  INFO("mean uptime " << mean << ", closed form " << expected << ", se " << se);
+  CHECK(se < 0.01);
+  CHECK(std::abs(mean - expected) < 4 * se);
+}
+
+}  // namespace
+}  // namespace goodsim::models

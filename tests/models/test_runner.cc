@@ -1,0 +1,104 @@
+// Whole runs: determinism, common random numbers across policies, outputs.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/output/summary.h"
+#include "tests/support/scenarios.h"
+
+namespace goodsim::models {
+namespace {
+
+nlohmann::json two_policy_doc() {
+  nlohmann::json doc = testing::small_scenario("20d", "100d", "1h", "5m");
+  doc["policies"].push_back({{"name", "dp-slow"}, {"type", "data_parallel"}, {"restart_time", "30m"}});
+  return doc;
+}
+
+TEST_CASE("same seed gives an identical summary; another seed a different fingerprint",
+          "[models][runner]") {
+  const auto prepared = testing::prepare_doc(two_policy_doc());
+  const auto a = output::summary_json(run_scenario(prepared, 11, nullptr));
+  const auto b = output::summary_json(run_scenario(prepared, 11, nullptr));
+  const auto c = output::summary_json(run_scenario(prepared, 12, nullptr));
+  CHECK(a.dump() == b.dump());
+  CHECK(a["policies"][0]["fingerprint"] != c["policies"][0]["fingerprint"]);
+  CHECK(a["policies"][0]["failures"].get<uint64_t>() > 0);
+}
+
+std::vector<std::string> failure_lines(const std::filesystem::path& file, const std::string& policy) {
+  std::ifstream in(file);
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j["policy"] == policy && (j["event"] == "failure" || j["event"] == "repair")) {
+      out.push_back(j["t"].dump() + j["event"].get<std::string>() + j["id"].dump());
+    }
+  }
+  return out;
+}
+
+TEST_CASE("every policy of a run faces the same failure history", "[models][runner]") {
+  const auto prepared = testing::prepare_doc(two_policy_doc());
+  const auto dir = std::filesystem::temp_directory_path() / "goodsim_test_crn";
+  std::filesystem::create_directories(dir);
+  output::EventLog log(dir / "events.jsonl");
+  const output::RunResult run = run_scenario(prepared, 5, &log);
+  log.commit();
+  REQUIRE(run.policies.size() == 2);
+  CHECK(run.policies[0].failures == run.policies[1].failures);
+  const auto fast = failure_lines(dir / "events.jsonl", "dp");
+  const auto slow = failure_lines(dir / "events.jsonl", "dp-slow");
+  CHECK(fast.size() > 10);
+  CHECK(fast == slow);
+  // Different restart times: different outcomes on the same history.
+  CHECK(run.policies[0].goodput > run.policies[1].goodput);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("outputs are written with the documented shape", "[output]") {
+  const auto prepared = testing::prepare_doc(two_policy_doc());
+  const output::RunResult run = run_scenario(prepared, 1, nullptr);
+  const auto dir = std::filesystem::temp_directory_path() / "goodsim_test_outputs";
+  std::filesystem::remove_all(dir);
+  output::write_run_outputs(run, dir);
+  std::ifstream in(dir / "summary.json");
+  const auto s = nlohmann::json::parse(in);
+  for (const char* key : {"scenario", "seed", "version", "horizon_s", "chips", "policies"}) {
+    CHECK(s.contains(key));
+  }
+  const auto& p = s["policies"][0];
+  for (const char* key : {"name", "type", "goodput", "uptime", "downtime_s", "outages",
+                          "longest_outage_s", "failures", "failure_causes", "tokens", "steps", "badput",
+                          "final_loss", "time_to_target_s", "fingerprint"}) {
+    CHECK(p.contains(key));
+  }
+  CHECK(p.size() == 15);
+  CHECK(p["final_loss"].is_null());
+  CHECK(p["badput"].size() == 7);
+  std::ifstream csv(dir / "timeseries.csv");
+  std::string header;
+  std::getline(csv, header);
+  CHECK(header.rfind("policy,time_s,", 0) == 0);
+  size_t rows = 0;
+  for (std::string line; std::getline(csv, line);) ++rows;
+  CHECK(rows == 2 * 201);  // horizon/200 sampling, both ends included, two policies
+  // No temporary files are left behind.
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    CHECK(entry.path().filename().string().find(".tmp-") == std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("time to a token target is the step that reaches it", "[models][runner]") {
+  nlohmann::json doc = testing::small_scenario("1h", "", "", "5m");
+  doc["job"]["target_tokens"] = 2.5e8;  // 250 steps of 1e6 tokens, 1 s each
+  const auto r = run_policy(testing::prepare_doc(doc), 0, 1, nullptr);
+  REQUIRE(r.time_to_target_s.has_value());
+  CHECK(*r.time_to_target_s == 250.0);
+}
+
+}  // namespace
+}  // namespace goodsim::models
