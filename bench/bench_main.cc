@@ -1,0 +1,26 @@
+// goodsim_bench [hold|cluster]...: runs the named benchmarks (default: all).
+#include <cstring>
+#include <iostream>
+
+#include "bench/bench.h"
+
+int main(int argc, char** argv) {
+  bool all = argc == 1;
+  int rc = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "hold") != 0 && std::strcmp(argv[i], "cluster") != 0) {
+      std::cerr << "usage: goodsim_bench [hold|cluster]...\n";
+      return 2;
+    }
+  }
+  auto wanted = [&](const char* name) {
+    if (all) return true;
+    for (int i = 1; i < argc; ++i) {
+      if (std::strcmp(argv[i], name) == 0) return true;
+    }
+    return false;
+  };
+  if (wanted("hold")) rc |= goodsim::bench::hold_model();
+  if (wanted("cluster")) rc |= goodsim::bench::cluster_build();
+  return rc;
+}

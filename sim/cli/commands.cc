@@ -1,0 +1,75 @@
+#include "sim/cli/commands.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+#include <ostream>
+
+#include "models/runner.h"
+#include "sim/cli/scenario_source.h"
+#include "sim/cli/table.h"
+#include "sim/output/summary.h"
+#include "sim/scenario/error.h"
+#include "sim/scenario/units.h"
+
+namespace goodsim::cli {
+namespace {
+
+std::string comparison_table(const output::RunResult& run) {
+  Table t({"policy", "type", "goodput", "uptime", "downtime", "outages", "failures", "tokens"});
+  for (const output::PolicyResult& p : run.policies) {
+    t.add_row({p.name, p.type, fmt::format("{:.4f}", p.goodput), fmt::format("{:.4f}", p.uptime),
+               scenario::format_duration(core::Duration::from_seconds(p.downtime_s)),
+               fmt::format("{}", p.outages), fmt::format("{}", p.failures),
+               fmt::format("{:.4g}", p.tokens)});
+  }
+  return t.render();
+}
+
+}  // namespace
+
+int run_command(const RunOptions& options, std::ostream& out) {
+  const ScenarioSource src = load_scenario(options.scenario, options.sets, options.seed);
+  const models::Registry registry = models::builtin_registry();
+  const models::PreparedScenario prepared = models::prepare(src.doc, src.label, registry);
+  const scenario::Scenario& s = prepared.scenario;
+  const std::filesystem::path dir = options.out_dir ? *options.out_dir : "out/" + s.name;
+  std::filesystem::create_directories(dir);
+  std::unique_ptr<output::EventLog> events;
+  if (options.events || s.outputs.events) {
+    events = std::make_unique<output::EventLog>(dir / "events.jsonl");
+  }
+  const output::RunResult run = models::run_scenario(prepared, s.seed, events.get());
+  output::write_run_outputs(run, dir);
+  if (events) events->commit();
+  if (!options.quiet) {
+    out << fmt::format("goodsim {}: scenario \"{}\", seed {}, {} chips, horizon {}\n\n",
+                       run.version, run.scenario, run.seed, run.chips,
+                       scenario::format_duration(s.horizon));
+    out << comparison_table(run) << "\n";
+    out << fmt::format("wrote {}/summary.json, {}/timeseries.csv{}\n", dir.string(), dir.string(),
+                       events ? ", " + (dir / "events.jsonl").string() : "");
+  }
+  return 0;
+}
+
+int validate_command(const std::vector<std::string>& files, const std::vector<std::string>& sets,
+                     std::ostream& out, std::ostream& err) {
+  const models::Registry registry = models::builtin_registry();
+  int code = 0;
+  for (const std::string& f : files) {
+    try {
+      const ScenarioSource src = load_scenario(f, sets, std::nullopt);
+      const models::PreparedScenario p = models::prepare(src.doc, src.label, registry);
+      out << fmt::format("ok: {} ({} chips, {} policies, horizon {})\n", f, p.layout.chips(),
+                         p.policies.size(), scenario::format_duration(p.scenario.horizon));
+    } catch (const scenario::ScenarioError& e) {
+      err << "error: " << e.what() << "\n";
+      code = 2;
+    }
+  }
+  return code;
+}
+
+}  // namespace goodsim::cli

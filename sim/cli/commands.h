@@ -1,0 +1,29 @@
+// The subcommands of the goodsim CLI. Each returns the process exit code
+// (0 ok, 1 a check failed, 2 bad input) and writes user-facing text to `out`
+// and `err`; bad input surfaces as scenario::ScenarioError, which main() turns
+// into a message and exit code 2.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace goodsim::cli {
+
+struct RunOptions {
+  std::optional<std::string> scenario;  // none: the built-in demo
+  std::vector<std::string> sets;        // --set k=v, in order
+  std::optional<uint64_t> seed;
+  std::optional<std::string> out_dir;   // default: out/<scenario name>
+  bool events = false;                  // also write events.jsonl
+  bool quiet = false;                   // no table
+};
+
+int run_command(const RunOptions& options, std::ostream& out);
+int validate_command(const std::vector<std::string>& files, const std::vector<std::string>& sets,
+                     std::ostream& out, std::ostream& err);
+int list_models_command(std::ostream& out);
+
+}  // namespace goodsim::cli

@@ -1,0 +1,31 @@
+#include "sim/cli/scenario_source.h"
+
+#include "demo_scenario.h"
+#include "sim/scenario/error.h"
+#include "sim/scenario/json_file.h"
+#include "sim/scenario/overrides.h"
+
+namespace goodsim::cli {
+
+const char* demo_scenario_text() { return kDemoScenarioJson; }
+
+ScenarioSource load_scenario(const std::optional<std::string>& path,
+                             const std::vector<std::string>& sets,
+                             const std::optional<uint64_t>& seed) {
+  ScenarioSource src;
+  if (path) {
+    src.label = *path;
+    src.doc = scenario::load_json_file(*path);
+  } else {
+    src.label = "<demo>";
+    src.doc = nlohmann::json::parse(kDemoScenarioJson);
+  }
+  for (const std::string& s : sets) scenario::apply_override(src.doc, s);
+  if (seed) {
+    if (!src.doc.is_object()) throw scenario::ScenarioError(src.label, "", "expected a JSON object");
+    src.doc["seed"] = *seed;
+  }
+  return src;
+}
+
+}  // namespace goodsim::cli

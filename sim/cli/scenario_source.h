@@ -1,0 +1,27 @@
+// Where a scenario document comes from: a file, or the built-in demo; with the
+// command line's --set overrides applied before anything is validated.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace goodsim::cli {
+
+struct ScenarioSource {
+  std::string label;     // file name as given, or "<demo>"
+  nlohmann::json doc;
+};
+
+// Reads `path` (or the embedded demo when empty), applies each "k=v" of
+// `sets` in order, and `seed` if given. Throws scenario::ScenarioError.
+ScenarioSource load_scenario(const std::optional<std::string>& path,
+                             const std::vector<std::string>& sets,
+                             const std::optional<uint64_t>& seed);
+
+// The embedded demo scenario, as shipped in scenarios/demo.json.
+const char* demo_scenario_text();
+
+}  // namespace goodsim::cli

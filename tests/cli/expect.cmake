@@ -1,0 +1,20 @@
+# Runs GOODSIM with ARGS in WORKDIR and checks the exit code (EXPECT_CODE) and
+# that stdout contains EXPECT_OUT and stderr contains EXPECT_ERR (when given).
+file(MAKE_DIRECTORY ${WORKDIR})
+execute_process(COMMAND ${GOODSIM} ${ARGS} WORKING_DIRECTORY ${WORKDIR}
+                RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT "${code}" STREQUAL "${EXPECT_CODE}")
+  message(FATAL_ERROR "exit code ${code}, expected ${EXPECT_CODE}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+if(DEFINED EXPECT_OUT)
+  string(FIND "${out}" "${EXPECT_OUT}" pos)
+  if(pos EQUAL -1)
+    message(FATAL_ERROR "stdout lacks '${EXPECT_OUT}':\n${out}\nstderr:\n${err}")
+  endif()
+endif()
+if(DEFINED EXPECT_ERR)
+  string(FIND "${err}" "${EXPECT_ERR}" pos)
+  if(pos EQUAL -1)
+    message(FATAL_ERROR "stderr lacks '${EXPECT_ERR}':\n${err}")
+  endif()
+endif()
