@@ -7,7 +7,8 @@ namespace goodsim::cluster {
 ClusterState::ClusterState(const Layout& layout)
     : layout_(layout),
       chip_depth_(layout.chips(), 0),
-      slice_down_chips_(layout.slices(), 0) {}
+      slice_down_chips_(layout.slices(), 0),
+      slowdown_(layout) {}
 
 void ClusterState::fail(Domain d, uint32_t id, core::SimTime now, CauseId cause) {
   GOODSIM_CHECK(cause < cause_names_.size());
@@ -36,6 +37,7 @@ void ClusterState::apply(Domain d, uint32_t id, bool failing, core::SimTime now,
     const ChipId c = static_cast<ChipId>(first + i);
     if (failing ? add_outage(c) : remove_outage(c)) flipped_.push_back(layout_.slice_of(c));
   }
+  for (SliceId s : flipped_) slowdown_.set_slice_up(s, !failing);
   notify(d, id, failing, now, cause);
 }
 
@@ -61,6 +63,35 @@ void ClusterState::notify(Domain d, uint32_t id, bool failed, core::SimTime now,
                           CauseId cause) {
   const ClusterChange change{now, d, id, failed, cause, flipped_};
   for (ClusterObserver* o : observers_) o->on_cluster_change(change);
+}
+
+SlowdownId ClusterState::add_slowdown(SlowdownTarget target, double factor, SlowdownMode mode,
+                                      core::SimTime now) {
+  const SlowdownId id = slowdown_.add(target, factor, mode, slice_down_chips_);
+  notify_slowdown(SlowdownChangeKind::kAdded, id, target, mode, factor, now);
+  return id;
+}
+
+void ClusterState::update_slowdown(SlowdownId id, double factor, core::SimTime now) {
+  slowdown_.update(id, factor);
+  notify_slowdown(SlowdownChangeKind::kUpdated, id, slowdown_.target(id), slowdown_.mode(id),
+                  factor, now);
+}
+
+void ClusterState::remove_slowdown(SlowdownId id, core::SimTime now) {
+  const SlowdownTarget target = slowdown_.target(id);
+  const SlowdownMode mode = slowdown_.mode(id);
+  const double factor = slowdown_.factor(id);
+  slowdown_.remove(id);
+  notify_slowdown(SlowdownChangeKind::kRemoved, id, target, mode, factor, now);
+}
+
+void ClusterState::notify_slowdown(SlowdownChangeKind kind, SlowdownId id, SlowdownTarget target,
+                                   SlowdownMode mode, double factor, core::SimTime now) {
+  const bool all = target.scope == SlowdownScope::kAll;
+  const SlowdownChange change{now, kind, id, target, mode, factor, all,
+                              all ? std::span<const SliceId>() : slowdown_.changed_slices()};
+  for (ClusterObserver* o : observers_) o->on_slowdown_change(change);
 }
 
 }  // namespace goodsim::cluster

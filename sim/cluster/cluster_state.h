@@ -8,6 +8,11 @@
 // Every fail()/repair() notifies the observers once, after the tables are
 // updated, with the slices whose up/down state flipped. Observers are
 // non-owning pointers, called in registration order.
+//
+// The cluster also owns the slowdown state (slowdown_state.h): which parts run
+// slower than nominal. add_slowdown/update_slowdown/remove_slowdown change it
+// and notify observers through on_slowdown_change(); fail()/repair() keep its
+// "max over up slices" index in sync with slice health.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +22,7 @@
 #include <vector>
 
 #include "sim/cluster/layout.h"
+#include "sim/cluster/slowdown_state.h"
 #include "sim/core/time.h"
 
 namespace goodsim::cluster {
@@ -34,10 +40,25 @@ struct ClusterChange {
   std::span<const SliceId> slices_flipped;  // went down (failed) or came up (!failed)
 };
 
+enum class SlowdownChangeKind : uint8_t { kAdded, kUpdated, kRemoved };
+
+struct SlowdownChange {
+  core::SimTime time;
+  SlowdownChangeKind kind;
+  SlowdownId id;
+  SlowdownTarget target;
+  SlowdownMode mode;
+  double factor;    // the new factor (added, updated) or the one removed
+  bool all_slices;  // a fleet-wide slowdown: every slice may have changed, `slices` is empty
+  std::span<const SliceId> slices;  // otherwise: the slices whose slice_slowdown() changed
+};
+
 class ClusterObserver {
  public:
   virtual ~ClusterObserver() = default;
   virtual void on_cluster_change(const ClusterChange& change) = 0;
+  // Called after every slowdown change, with the tables already updated.
+  virtual void on_slowdown_change(const SlowdownChange& /*change*/) {}
 };
 
 class ClusterState {
@@ -49,6 +70,19 @@ class ClusterState {
   void fail(Domain d, uint32_t id, core::SimTime now, CauseId cause = kUnspecifiedCause);
   // Ends one outage over unit `id`. REQUIRES: a matching fail() happened.
   void repair(Domain d, uint32_t id, core::SimTime now);
+
+  // Starts a slowdown of `target` by `factor` (>= 1, multiplies step time);
+  // see SlowdownState for how modes combine. O(log S) for a chip, host or
+  // slice, O(slices of the site x log S) for a site, independent of the
+  // cluster size for kAll. REQUIRES: factor >= 1 and finite; target valid.
+  SlowdownId add_slowdown(SlowdownTarget target, double factor, SlowdownMode mode,
+                          core::SimTime now);
+  // Changes the factor of an active slowdown (e.g. a diurnal swing), with one
+  // notification. REQUIRES: slowdown().is_active(id); factor >= 1 and finite.
+  void update_slowdown(SlowdownId id, double factor, core::SimTime now);
+  // Ends an active slowdown. REQUIRES: slowdown().is_active(id).
+  void remove_slowdown(SlowdownId id, core::SimTime now);
+  const SlowdownState& slowdown() const { return slowdown_; }
 
   void add_observer(ClusterObserver* observer) { observers_.push_back(observer); }
 
@@ -67,7 +101,8 @@ class ClusterState {
   uint32_t up_slices() const { return layout_.slices() - down_slices_; }
   // Bytes held by the per-chip and per-slice tables.
   size_t table_bytes() const {
-    return chip_depth_.capacity() * sizeof(uint8_t) + slice_down_chips_.capacity() * sizeof(uint32_t);
+    return chip_depth_.capacity() * sizeof(uint8_t) + slice_down_chips_.capacity() * sizeof(uint32_t) +
+           slowdown_.table_bytes();
   }
 
  private:
@@ -76,6 +111,8 @@ class ClusterState {
   bool add_outage(ChipId c);
   bool remove_outage(ChipId c);
   void notify(Domain d, uint32_t id, bool failed, core::SimTime now, CauseId cause);
+  void notify_slowdown(SlowdownChangeKind kind, SlowdownId id, SlowdownTarget target,
+                       SlowdownMode mode, double factor, core::SimTime now);
 
   const Layout& layout_;
   std::vector<uint8_t> chip_depth_;
@@ -83,6 +120,7 @@ class ClusterState {
   uint64_t down_chips_ = 0;
   uint32_t down_slices_ = 0;
   std::vector<SliceId> flipped_;  // scratch, reused across calls
+  SlowdownState slowdown_;
   std::vector<ClusterObserver*> observers_;
   std::vector<std::string> cause_names_{"unspecified"};
 };
