@@ -1,6 +1,6 @@
 #include "models/failure/exponential_failures.h"
 
-#include "sim/core/distributions.h"
+#include "sim/scenario/distribution_reader.h"
 
 namespace goodsim::models::failure {
 
@@ -8,45 +8,60 @@ ExponentialFailuresConfig ExponentialFailuresConfig::from_json(scenario::ObjectR
   ExponentialFailuresConfig c;
   c.mtbf = r.duration("mtbf", core::Duration::days(365),
                       "mean up-time of one chip between failures", core::Duration::nanos(1));
-  c.repair_time = r.duration("repair_time", core::Duration::hours(1),
-                             "fixed time until a failed chip is back", core::Duration::zero());
+  c.repair_time = scenario::duration_distribution(r, "repair_time", core::Duration::hours(1),
+                                                  "time until a failed chip is back");
+  c.lemon_fraction = r.fraction("lemon_fraction", 0.0, "share of chips that are lemons");
+  c.lemon_multiplier = r.number("lemon_multiplier", 1.0,
+                                "failure rate of a lemon / that of a normal chip", 1.0);
+  c.causes = CauseMix::from_json(r, "causes", "unspecified");
   return c;
 }
 
 ExponentialFailures::ExponentialFailures(ExponentialFailuresConfig config, std::string stream)
-    : config_(config), stream_(std::move(stream)) {}
+    : config_(std::move(config)),
+      stream_(std::move(stream)),
+      outages_(config_.repair_time, config_.causes) {}
 
 void ExponentialFailures::start(RunContext& ctx) {
   ctx_ = &ctx;
   rng_ = ctx.sim.rng(stream_);
-  mean_gap_s_ = config_.mtbf.seconds_f() / static_cast<double>(ctx.layout().chips());
-  arrival_handler_ = ctx.sim.add_handler(stream_ + ".arrival", [this](const core::Event&) {
-    on_arrival();
+  const uint64_t chips = ctx.layout().chips();
+  if (config_.lemon_fraction > 0) lemons_ = LemonSet::choose(*rng_, chips, config_.lemon_fraction);
+  const double mtbf_s = config_.mtbf.seconds_f();
+  const uint64_t normal = chips - lemons_.size();
+  if (normal > 0) mean_gap_s_[kNormal] = mtbf_s / static_cast<double>(normal);
+  if (!lemons_.empty()) {
+    mean_gap_s_[kLemon] =
+        mtbf_s / (static_cast<double>(lemons_.size()) * config_.lemon_multiplier);
+  }
+  arrival_handler_ = ctx.sim.add_handler(stream_ + ".arrival", [this](const core::Event& e) {
+    on_arrival(static_cast<Clock>(e.a));
   });
-  repair_handler_ = ctx.sim.add_handler(stream_ + ".repair", [this](const core::Event& e) {
-    on_repair(static_cast<cluster::ChipId>(e.a));
-  });
-  schedule_next_arrival();
+  outages_.start(ctx, *rng_, stream_);
+  for (Clock clock : {kNormal, kLemon}) {
+    if (mean_gap_s_[clock] > 0) schedule_next_arrival(clock);
+  }
 }
 
-void ExponentialFailures::schedule_next_arrival() {
-  const core::Duration gap = core::Duration::from_seconds(core::exponential(*rng_, mean_gap_s_));
-  ctx_->sim.schedule_in(gap, core::kBandFailure, arrival_handler_);
+void ExponentialFailures::schedule_next_arrival(Clock clock) {
+  const double gap_s = core::exponential(*rng_, mean_gap_s_[clock]);
+  ctx_->sim.schedule_in(core::Duration::from_seconds(gap_s), core::kBandFailure,
+                        arrival_handler_, clock);
 }
 
-void ExponentialFailures::on_arrival() {
-  const auto chip = static_cast<cluster::ChipId>(rng_->below(ctx_->layout().chips()));
-  schedule_next_arrival();
+cluster::ChipId ExponentialFailures::pick_chip(Clock clock) {
+  if (clock == kLemon) return lemons_.at(rng_->below(lemons_.size()));
+  const uint64_t chips = ctx_->layout().chips();
+  auto chip = static_cast<cluster::ChipId>(rng_->below(chips));
+  while (lemons_.contains(chip)) chip = static_cast<cluster::ChipId>(rng_->below(chips));
+  return chip;
+}
+
+void ExponentialFailures::on_arrival(Clock clock) {
+  const cluster::ChipId chip = pick_chip(clock);
+  schedule_next_arrival(clock);
   if (!ctx_->cluster.chip_up(chip)) return;  // thinning: a down chip cannot fail
-  ++failures_;
-  ctx_->log("failure", {{"domain", "chip"}, {"id", chip}});
-  ctx_->cluster.fail(cluster::Domain::kChip, chip, ctx_->sim.now());
-  ctx_->sim.schedule_in(config_.repair_time, core::kBandRepair, repair_handler_, chip);
-}
-
-void ExponentialFailures::on_repair(cluster::ChipId chip) {
-  ctx_->log("repair", {{"domain", "chip"}, {"id", chip}});
-  ctx_->cluster.repair(cluster::Domain::kChip, chip, ctx_->sim.now());
+  outages_.begin(cluster::Domain::kChip, chip);
 }
 
 }  // namespace goodsim::models::failure

@@ -1,27 +1,46 @@
 // exponential_failures: every chip fails independently with exponentially
-// distributed lifetimes (mean `mtbf` of up-time), and is repaired after a fixed
-// `repair_time`.
+// distributed lifetimes (mean `mtbf` of up-time), and is repaired after a
+// `repair_time` drawn from a distribution (fixed by default). A fraction of
+// chips can be lemons that fail `lemon_multiplier` times as often. Each
+// failure carries a root cause drawn from `causes`.
 //
-// Sampled by superposition with thinning: one clock for the whole fleet at
-// rate chips / mtbf; each arrival picks a chip uniformly; if that chip is
+// Sampled by superposition with thinning: one clock for the non-lemon chips
+// at rate (chips - lemons) / mtbf, and one for the lemons at rate
+// lemons * multiplier / mtbf. Each arrival picks a chip uniformly from its
+// clock's subset (a lemon by index; a non-lemon by rejection of lemons, O(1)
+// expected as long as lemons are not most of the fleet); if that chip is
 // already down (from this or any other outage), the arrival is discarded.
 // Because lifetimes are memoryless this is exactly a per-chip Poisson process
-// of rate 1 / mtbf while the chip is up, at O(1) per arrival and one pending
-// clock instead of one event per chip.
+// of rate 1 / mtbf (multiplier / mtbf for a lemon) while the chip is up, at
+// O(1) per arrival and at most two pending clock events instead of one event
+// per chip.
+//
+// Draws from the stream, in order: the lemon set at start (only when
+// lemon_fraction > 0, see lemon_set.h); per clock arrival: the chip, the next
+// gap; per failure: the cause (only with several causes), the repair time.
+// With no lemons, one cause and a fixed repair time the sequence is the same
+// as the original single-clock injector's.
 #pragma once
 
 #include <optional>
 #include <string>
 
+#include "models/failure/cause_mix.h"
 #include "models/failure/failure_injector.h"
+#include "models/failure/lemon_set.h"
+#include "models/failure/outage_source.h"
+#include "sim/core/distributions.h"
 #include "sim/core/rng.h"
 #include "sim/scenario/reader.h"
 
 namespace goodsim::models::failure {
 
 struct ExponentialFailuresConfig {
-  core::Duration mtbf;         // mean up-time of one chip between failures
-  core::Duration repair_time;  // fixed time until a failed chip is back
+  core::Duration mtbf = core::Duration::days(365);  // mean up-time of one chip between failures
+  core::Distribution repair_time = core::Distribution::fixed(3600);  // seconds
+  double lemon_fraction = 0;    // in [0, 1]: share of chips that are lemons
+  double lemon_multiplier = 1;  // >= 1: a lemon's failure rate / a normal chip's
+  CauseMix causes = CauseMix::single("unspecified");
 
   static ExponentialFailuresConfig from_json(scenario::ObjectReader& r);
 };
@@ -32,21 +51,24 @@ class ExponentialFailures : public FailureInjector {
   ExponentialFailures(ExponentialFailuresConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
-  uint64_t failures() const override { return failures_; }
+  uint64_t failures() const override { return outages_.count(); }
+  // Valid after start().
+  const LemonSet& lemons() const { return lemons_; }
 
  private:
-  void schedule_next_arrival();
-  void on_arrival();
-  void on_repair(cluster::ChipId chip);
+  enum Clock : uint64_t { kNormal = 0, kLemon = 1 };
+  void schedule_next_arrival(Clock clock);
+  void on_arrival(Clock clock);
+  cluster::ChipId pick_chip(Clock clock);
 
   ExponentialFailuresConfig config_;
   std::string stream_;
   RunContext* ctx_ = nullptr;
   std::optional<core::Rng> rng_;  // from the run's seed, in start()
-  double mean_gap_s_ = 0;
+  LemonSet lemons_;
+  double mean_gap_s_[2] = {0, 0};  // 0: that clock has no chips
   core::HandlerId arrival_handler_ = 0;
-  core::HandlerId repair_handler_ = 0;
-  uint64_t failures_ = 0;
+  OutageSource outages_;
 };
 
 }  // namespace goodsim::models::failure

@@ -1,0 +1,61 @@
+#include "models/failure/domain_failures.h"
+
+#include <utility>
+
+#include "sim/scenario/distribution_reader.h"
+
+namespace goodsim::models::failure {
+
+std::optional<cluster::Domain> parse_domain(std::string_view name) {
+  for (cluster::Domain d : {cluster::Domain::kChip, cluster::Domain::kHost,
+                            cluster::Domain::kSlice, cluster::Domain::kSite}) {
+    if (name == cluster::domain_name(d)) return d;
+  }
+  return std::nullopt;
+}
+
+DomainFailuresConfig DomainFailuresConfig::from_json(scenario::ObjectReader& r) {
+  DomainFailuresConfig c;
+  c.domain = *parse_domain(r.choice("domain", {"host", "slice", "site"},
+                                    "the failure domain: every unit of it fails as a whole"));
+  c.mtbf = r.duration("mtbf", "mean up-time of one unit between failures",
+                      core::Duration::nanos(1));
+  c.repair_time = scenario::duration_distribution(r, "repair_time", core::Duration::hours(1),
+                                                  "time until a failed unit is back");
+  c.causes = CauseMix::from_json(r, "causes", "unspecified");
+  return c;
+}
+
+DomainFailures::DomainFailures(DomainFailuresConfig config, std::string stream)
+    : config_(std::move(config)),
+      stream_(std::move(stream)),
+      outages_(config_.repair_time, config_.causes) {}
+
+void DomainFailures::start(RunContext& ctx) {
+  ctx_ = &ctx;
+  rng_ = ctx.sim.rng(stream_);
+  units_ = ctx.layout().count(config_.domain);
+  mean_gap_s_ = config_.mtbf.seconds_f() / static_cast<double>(units_);
+  down_.assign(units_, 0);
+  arrival_handler_ = ctx.sim.add_handler(stream_ + ".arrival", [this](const core::Event&) {
+    on_arrival();
+  });
+  outages_.start(ctx, *rng_, stream_, [this](cluster::Domain, uint32_t id) { down_[id] = 0; });
+  schedule_next_arrival();
+}
+
+void DomainFailures::schedule_next_arrival() {
+  const double gap_s = core::exponential(*rng_, mean_gap_s_);
+  ctx_->sim.schedule_in(core::Duration::from_seconds(gap_s), core::kBandFailure,
+                        arrival_handler_);
+}
+
+void DomainFailures::on_arrival() {
+  const auto unit = static_cast<uint32_t>(rng_->below(units_));
+  schedule_next_arrival();
+  if (down_[unit] != 0) return;  // thinning: still in its own repair
+  down_[unit] = 1;
+  outages_.begin(config_.domain, unit);
+}
+
+}  // namespace goodsim::models::failure

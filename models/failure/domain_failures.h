@@ -1,0 +1,67 @@
+// domain_failures: correlated failures of whole failure domains — every host,
+// slice or site (`domain`) fails independently after an exponentially
+// distributed up-time with mean `mtbf` (per unit), taking all of its chips
+// down at once until it is repaired after `repair_time` (a distribution).
+// Models power, network or cooling events; give their mix as `causes`
+// (e.g. {"power": 0.5, "network": 0.3, "cooling": 0.2}).
+//
+// Sampled by superposition, like exponential_failures: one clock at rate
+// units / mtbf; each arrival picks a unit uniformly and fails it, unless that
+// unit is still down from this injector's own previous failure (thinning),
+// which makes every unit an exact alternating renewal process (Exp(mtbf) up,
+// repair down). A unit's failure does not depend on outages from other
+// sources: a host can lose power while one of its chips is being repaired, and
+// outages stack (a chip is up only when no outage covers it).
+//
+// Draws from the stream, per arrival: the unit, the next gap; per failure:
+// the cause (only with several causes), the repair time.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/failure/cause_mix.h"
+#include "models/failure/failure_injector.h"
+#include "models/failure/outage_source.h"
+#include "sim/core/distributions.h"
+#include "sim/scenario/reader.h"
+
+namespace goodsim::models::failure {
+
+struct DomainFailuresConfig {
+  cluster::Domain domain = cluster::Domain::kHost;  // host, slice or site
+  core::Duration mtbf = core::Duration::days(365);  // mean up-time of one unit
+  core::Distribution repair_time = core::Distribution::fixed(3600);  // seconds
+  CauseMix causes = CauseMix::single("unspecified");
+
+  static DomainFailuresConfig from_json(scenario::ObjectReader& r);
+};
+
+// The Domain named "chip", "host", "slice" or "site".
+std::optional<cluster::Domain> parse_domain(std::string_view name);
+
+class DomainFailures : public FailureInjector {
+ public:
+  DomainFailures(DomainFailuresConfig config, std::string stream);
+
+  void start(RunContext& ctx) override;
+  uint64_t failures() const override { return outages_.count(); }
+
+ private:
+  void schedule_next_arrival();
+  void on_arrival();
+
+  DomainFailuresConfig config_;
+  std::string stream_;
+  RunContext* ctx_ = nullptr;
+  std::optional<core::Rng> rng_;
+  uint64_t units_ = 0;
+  double mean_gap_s_ = 0;
+  std::vector<uint8_t> down_;  // per unit: in this injector's own repair
+  core::HandlerId arrival_handler_ = 0;
+  OutageSource outages_;
+};
+
+}  // namespace goodsim::models::failure
