@@ -1,116 +1,340 @@
 #include "models/policy/data_parallel.h"
 
+#include <algorithm>
 #include <cmath>
+
+#include "models/loss_tracker.h"
+#include "models/policy/comm_model.h"
 
 namespace goodsim::models::policy {
 
 DataParallelConfig DataParallelConfig::from_json(scenario::ObjectReader& r) {
   DataParallelConfig c;
   c.restart_time = r.duration("restart_time", core::Duration::minutes(5),
-                              "detection + restart time once every slice is up again",
-                              core::Duration::zero());
+                              "detection + restart once every member slice is up");
+  c.swap_time = r.duration("swap_time", core::Duration::minutes(2),
+                           "time to bring a spare slice into the job");
+  c.checkpoint = CheckpointConfig::from_json(r);
   return c;
+}
+
+DataParallel::DataParallel(DataParallelConfig config) : config_(config), ledger_(0) {}
+
+void DataParallel::register_handlers() {
+  core::Simulation& sim = ctx_->sim;
+  const std::string& n = ctx_->policy_name;
+  h_restart_ = sim.add_handler(n + ".restart_done", [this](const core::Event&) { on_restart_done(); });
+  h_swap_ = sim.add_handler(n + ".swap_done", [this](const core::Event&) { on_swap_done(); });
+  h_due_ = sim.add_handler(n + ".checkpoint_due", [this](const core::Event&) { on_checkpoint_due(); });
+  h_written_ = sim.add_handler(n + ".checkpoint_written",
+                               [this](const core::Event&) { on_checkpoint_written(); });
+  h_commit_ = sim.add_handler(n + ".async_committed",
+                              [this](const core::Event&) { on_async_committed(); });
+  h_target_ = sim.add_handler(n + ".target", [this](const core::Event&) { on_target(); });
 }
 
 void DataParallel::start(RunContext& ctx) {
   ctx_ = &ctx;
-  ledger_ = ChipTimeLedger(ctx.layout().chips());
-  restart_handler_ = ctx.sim.add_handler(ctx.policy_name + ".restart_done",
-                                         [this](const core::Event&) { on_restart_done(); });
-  if (ctx.job.target_tokens) {
-    target_steps_ = static_cast<uint64_t>(std::ceil(*ctx.job.target_tokens / ctx.job.tokens_per_step));
+  const cluster::Layout& layout = ctx.layout();
+  const uint32_t spares = layout.spare_slices();
+  pool_.emplace(layout.slices() - spares, spares, ctx.cluster);
+  ledger_ = ChipTimeLedger(layout.chips());
+  register_handlers();
+  trace_track_ = ctx.trace_track("job");
+  if (ctx.loss != nullptr) {
+    ctx.loss->start({ctx.job.params, ctx.job.tokens_per_step, 1, 0, 1});
   }
-  const bool all_up = ctx.cluster.down_slices() == 0;
-  state_ = all_up ? State::kRunning : State::kWaiting;
-  segment_start_ = ctx.sim.now();
-  outages_.start(all_up, ctx.sim.now());
-  refresh_split(ctx.sim.now());
+  if (ctx.job.target_tokens) {
+    const double per_step = ctx.job.tokens_per_step;
+    target_steps_ = static_cast<uint64_t>(std::ceil(*ctx.job.target_tokens / per_step));
+  }
+  const bool ready = pool_->down_members() == 0;
+  outages_.start(ready, now());
+  if (ready) {
+    begin_running();
+  } else {
+    enter(State::kWaiting);
+  }
+}
+
+const char* DataParallel::state_name(State s) {
+  switch (s) {
+    case State::kRunning: return "training";
+    case State::kCheckpoint: return "checkpoint";
+    case State::kWaiting: return "waiting";
+    case State::kRestarting: return "restart";
+    case State::kDone: return "done";
+  }
+  return "?";
+}
+
+void DataParallel::enter(State s) {
+  state_ = s;
+  ctx_->trace_state(trace_track_, state_name(s));
+  outages_.set_training(s == State::kRunning, now());
+  refresh_split();
+}
+
+void DataParallel::begin_running() {
+  clock_.start(now(), pace());
+  enter(State::kRunning);
+  schedule_step_events();
+}
+
+void DataParallel::schedule_step_events() {
+  ctx_->sim.cancel(due_event_);
+  ctx_->sim.cancel(target_event_);
+  if (const uint64_t every = checkpoint_every_steps(); every > 0) {
+    if (auto t = clock_.time_of_step(now(), committed_.steps + every)) {
+      due_event_ = ctx_->sim.schedule_at(*t, core::kBandPolicy, h_due_);
+    }
+  }
+  if (target_steps_ > 0 && !target_at_) {
+    if (auto t = clock_.time_of_step(now(), target_steps_)) {
+      target_event_ = ctx_->sim.schedule_at(*t, core::kBandPolicy, h_target_);
+    }
+  }
+}
+
+void DataParallel::stop_running(bool lose_uncommitted) {
+  ctx_->sim.cancel(due_event_);
+  ctx_->sim.cancel(target_event_);
+  ledger_.advance(now());
+  const double in_flight = clock_.running() ? clock_.stop(now()) : 0.0;
+  if (!lose_uncommitted) return;
+  ChipNanos lost = 0;
+  if (config_.checkpoint.interval == CheckpointConfig::Interval::kPerfect) {
+    // Only the step in flight is lost: its productive share (base step time)
+    // on every member.
+    const uint64_t member_chips = uint64_t{pool_->wanted()} * ctx_->layout().chips_per_slice();
+    lost = static_cast<ChipNanos>(in_flight * static_cast<double>(ctx_->job.step_time.ns()) *
+                                  static_cast<double>(chip_units(member_chips)));
+    committed_ = snapshot();
+    report_to_loss(committed_.steps);
+  } else {
+    lost = ledger_.total(Category::kProductive) - committed_.productive;
+  }
+  // Split rounding can leave slightly less productive time than the formula.
+  lost = std::min(lost, ledger_.total(Category::kProductive));
+  ledger_.move(Category::kProductive, Category::kLostWork, lost);
+  clock_.rollback_to(committed_.steps);
+  ctx_->log("rollback", {{"to_step", committed_.steps}});
 }
 
 void DataParallel::on_cluster_change(const cluster::ClusterChange& change) {
-  const bool all_up = ctx_->cluster.down_slices() == 0;
-  const core::SimTime now = change.time;
-  if (state_ == State::kRunning && !all_up) {
-    close_segment(now, /*discard_partial=*/true);
-    ctx_->log("job_stop", {{"steps", steps_}});
-    enter(State::kWaiting, now);
-  } else if (state_ == State::kRestarting && !all_up) {
-    ctx_->sim.cancel(restart_event_);
-    ctx_->log("restart_interrupted", nlohmann::json::object());
-    enter(State::kWaiting, now);
-  } else if (state_ == State::kWaiting && all_up) {
-    restart_event_ = ctx_->sim.schedule_in(config_.restart_time, core::kBandPolicy, restart_handler_);
-    ctx_->log("restart_begin", nlohmann::json::object());
-    enter(State::kRestarting, now);
-  } else {
-    refresh_split(now);  // down-chip count changed within the same state
+  if (state_ == State::kDone) return refresh_split();
+  bool member_lost = false;
+  for (cluster::SliceId s : change.slices_flipped) {
+    member_lost |= change.failed && pool_->is_member(s);
+    pool_->on_flip(s, change.failed);
   }
+  if (member_lost) {
+    ++interruptions_;
+    if (state_ == State::kRunning || state_ == State::kCheckpoint) {
+      ctx_->sim.cancel(written_event_);
+      ctx_->sim.cancel(commit_event_);
+      in_flight_.reset();
+      stop_running(/*lose_uncommitted=*/true);
+      ctx_->log("job_stop", {{"steps", committed_.steps}});
+    } else if (state_ == State::kRestarting) {
+      ctx_->sim.cancel(restart_event_);
+      ctx_->log("restart_interrupted", nlohmann::json::object());
+    }
+    enter(State::kWaiting);
+  }
+  handle_member_failures();
+  try_restart();
+  refresh_split();
+}
+
+// Promotes an up spare for every down member; each swap takes swap_time.
+void DataParallel::handle_member_failures() {
+  if (state_ != State::kWaiting) return;
+  std::vector<cluster::SliceId> down;
+  for (cluster::SliceId s : pool_->members()) {
+    if (!ctx_->cluster.slice_up(s)) down.push_back(s);
+  }
+  for (cluster::SliceId s : down) {
+    const auto spare = pool_->replace(s, ctx_->cluster);
+    if (!spare) break;
+    ++pending_swaps_;
+    ctx_->log("spare_swap", {{"failed_slice", s}, {"spare_slice", *spare}});
+    ctx_->sim.schedule_in(config_.swap_time, core::kBandPolicy, h_swap_);
+  }
+}
+
+void DataParallel::try_restart() {
+  if (state_ != State::kWaiting || pending_swaps_ > 0) return;
+  if (pool_->down_members() > 0) return;
+  restart_event_ = ctx_->sim.schedule_in(config_.restart_time, core::kBandPolicy, h_restart_);
+  ctx_->log("restart_begin", nlohmann::json::object());
+  enter(State::kRestarting);
+}
+
+void DataParallel::on_swap_done() {
+  --pending_swaps_;
+  handle_member_failures();
+  try_restart();
+  refresh_split();
 }
 
 void DataParallel::on_restart_done() {
-  const core::SimTime now = ctx_->sim.now();
-  segment_start_ = now;
-  ctx_->log("job_resume", {{"steps", steps_}});
-  enter(State::kRunning, now);
+  ctx_->log("job_resume", {{"steps", committed_.steps}});
+  begin_running();
 }
 
-void DataParallel::enter(State s, core::SimTime now) {
-  state_ = s;
-  outages_.set_training(s == State::kRunning, now);
-  refresh_split(now);
+void DataParallel::on_slowdown_change(const cluster::SlowdownChange&) {
+  if (state_ != State::kRunning) return;
+  ledger_.advance(now());
+  clock_.set_step(now(), pace());
+  refresh_split();
+  schedule_step_events();
 }
 
-void DataParallel::refresh_split(core::SimTime now) {
-  ChipTimeLedger::Split split{};
-  const uint64_t down = ctx_->cluster.down_chips();
-  const uint64_t healthy = chip_units(ledger_.chips() - down);
-  split[static_cast<size_t>(Category::kDown)] = chip_units(down);
-  const Category c = state_ == State::kRunning     ? Category::kProductive
-                     : state_ == State::kRestarting ? Category::kReconfigure
-                                                    : Category::kIdle;
-  split[static_cast<size_t>(c)] += healthy;
-  ledger_.set_split(now, split);
+void DataParallel::on_checkpoint_due() {
+  // The step that reaches the target may also be a checkpoint step: the
+  // target wins, the run is over.
+  if (target_steps_ > 0 && clock_.steps(now()) >= target_steps_) return on_target();
+  stop_running(/*lose_uncommitted=*/false);
+  in_flight_ = snapshot();
+  written_event_ =
+      ctx_->sim.schedule_in(config_.checkpoint.blocking_cost(), core::kBandPolicy, h_written_);
+  enter(State::kCheckpoint);
 }
 
-uint64_t DataParallel::steps_in_segment(core::SimTime now) const {
-  if (state_ != State::kRunning) return 0;
-  return static_cast<uint64_t>((now - segment_start_).ns() / ctx_->job.step_time.ns());
-}
-
-// Credits the completed steps of the running segment that ends at `now`; with
-// `discard_partial` the unfinished step's chip-time becomes lost_work.
-void DataParallel::close_segment(core::SimTime now, bool discard_partial) {
-  const uint64_t k = steps_in_segment(now);
-  if (target_steps_ && !target_at_ && steps_ + k >= *target_steps_) {
-    target_at_ = segment_start_ + ctx_->job.step_time * static_cast<int64_t>(*target_steps_ - steps_);
+void DataParallel::on_checkpoint_written() {
+  if (config_.checkpoint.async) {
+    commit_event_ = ctx_->sim.schedule_in(config_.checkpoint.write_time, core::kBandPolicy, h_commit_);
+  } else {
+    committed_ = *in_flight_;
+    in_flight_.reset();
+    ctx_->log("checkpoint", {{"steps", committed_.steps}});
+    report_to_loss(committed_.steps);
   }
-  steps_ += k;
-  if (!discard_partial) return;
-  ledger_.advance(now);
-  const core::Duration partial = (now - segment_start_) - ctx_->job.step_time * static_cast<int64_t>(k);
-  ledger_.move(Category::kProductive, Category::kLostWork,
-               static_cast<ChipNanos>(partial.ns()) * chip_units(ledger_.chips()));
+  begin_running();
 }
 
-void DataParallel::finish(core::SimTime end) {
-  if (state_ == State::kRunning) close_segment(end, /*discard_partial=*/false);
-  state_ = State::kWaiting;  // no further progress is counted
-  ledger_.advance(end);
-  outages_.finish(end);
+void DataParallel::on_async_committed() {
+  committed_ = *in_flight_;
+  in_flight_.reset();
+  report_to_loss(committed_.steps);
+  ctx_->log("checkpoint", {{"steps", committed_.steps}});
+  if (state_ == State::kRunning) schedule_step_events();
+}
+
+void DataParallel::on_target() {
+  stop_running(/*lose_uncommitted=*/false);
+  target_at_ = now();
+  ctx_->log("target_reached", {{"steps", clock_.steps(now())}});
+  enter(State::kDone);
+  ctx_->sim.request_stop();
+}
+
+uint64_t DataParallel::checkpoint_every_steps() const {
+  const CheckpointConfig& c = config_.checkpoint;
+  if (c.interval == CheckpointConfig::Interval::kNone ||
+      c.interval == CheckpointConfig::Interval::kPerfect || in_flight_) {
+    return 0;
+  }
+  core::Duration interval = c.fixed_interval;
+  if (c.interval != CheckpointConfig::Interval::kFixed) {
+    // Online estimate: time elapsed per interruption so far (the horizon-free
+    // fallback before the first is the elapsed time plus one day).
+    const core::Duration elapsed = now().since_start();
+    const core::Duration m = c.mtti ? *c.mtti
+                             : interruptions_ > 0 ? elapsed / static_cast<int64_t>(interruptions_)
+                                                  : elapsed + core::Duration::days(1);
+    interval = c.interval == CheckpointConfig::Interval::kYoung ? young_interval(c.blocking_cost(), m)
+                                                                : daly_interval(c.blocking_cost(), m);
+  }
+  const double steps = interval.seconds_f() / ctx_->job.step_time.seconds_f();
+  return std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(steps)));
+}
+
+core::Duration DataParallel::pace() const {
+  const core::Duration base = ctx_->job.step_time;
+  const core::Duration slowed = core::Duration::from_seconds(base.seconds_f() * member_slowdown());
+  return slowed + comm_time();
+}
+
+double DataParallel::member_slowdown() const {
+  double worst = 1.0;
+  for (const auto& [first, end] : pool_->member_ranges()) {
+    worst = std::max(worst, ctx_->cluster.slowdown().max_slowdown(first, end));
+  }
+  return worst;
+}
+
+core::Duration DataParallel::comm_time() const {
+  std::vector<uint32_t> per_site(ctx_->layout().sites(), 0);
+  for (cluster::SliceId s : pool_->members()) ++per_site[ctx_->layout().site_of(s)];
+  return dp_step_comm(*ctx_, per_site);
+}
+
+DataParallel::Snapshot DataParallel::snapshot() const {
+  return Snapshot{clock_.steps(now()), ledger_.total(Category::kProductive)};
+}
+
+void DataParallel::refresh_split() {
+  ChipTimeLedger::Split split{};
+  auto at = [&split](Category c) -> uint64_t& { return split[static_cast<size_t>(c)]; };
+  const uint64_t chips = ledger_.chips();
+  const uint64_t down = ctx_->cluster.down_chips();
+  const uint64_t members_up = pool_->up_member_chips(ctx_->layout().chips_per_slice());
+  at(Category::kDown) = chip_units(down);
+  at(Category::kIdle) = chip_units(chips - down - members_up);
+  const uint64_t units = chip_units(members_up);
+  switch (state_) {
+    case State::kRunning: {
+      const double d = static_cast<double>(clock_.step().ns());
+      const double base = static_cast<double>(ctx_->job.step_time.ns());
+      const double slowed = base * member_slowdown();
+      at(Category::kProductive) = static_cast<uint64_t>(units * std::min(1.0, base / d));
+      at(Category::kStragglerWait) = static_cast<uint64_t>(units * std::min(1.0, (slowed - base) / d));
+      at(Category::kSyncWait) = units - at(Category::kProductive) - at(Category::kStragglerWait);
+      break;
+    }
+    case State::kCheckpoint: at(Category::kCheckpoint) = units; break;
+    case State::kRestarting: at(Category::kReconfigure) = units; break;
+    case State::kWaiting:
+      at(pending_swaps_ > 0 ? Category::kReconfigure : Category::kIdle) += units;
+      break;
+    case State::kDone: at(Category::kIdle) += units; break;
+  }
+  ledger_.set_split(now(), split);
 }
 
 std::vector<cluster::SliceId> DataParallel::learner_slices(uint32_t k) const {
   GOODSIM_CHECK(k == 0);
-  std::vector<cluster::SliceId> all(ctx_->layout().slices());
-  for (cluster::SliceId s = 0; s < all.size(); ++s) all[s] = s;
-  return all;
+  return {pool_->members().begin(), pool_->members().end()};
 }
 
-Progress DataParallel::progress(core::SimTime now) const {
+// Steps become durable when committed; with perfect checkpoints, as they
+// complete. The loss model only ever sees durable steps.
+void DataParallel::report_to_loss(uint64_t durable_steps) {
+  if (ctx_->loss == nullptr || durable_steps <= loss_reported_steps_) return;
+  ctx_->loss->on_inner_steps(0, durable_steps - loss_reported_steps_, ctx_->job.tokens_per_step);
+  loss_reported_steps_ = durable_steps;
+}
+
+void DataParallel::flush_loss(core::SimTime t) {
+  const bool perfect = config_.checkpoint.interval == CheckpointConfig::Interval::kPerfect;
+  report_to_loss(perfect ? clock_.steps(t) : committed_.steps);
+}
+
+void DataParallel::finish(core::SimTime end) {
+  if (clock_.running()) clock_.stop(end);
+  report_to_loss(clock_.steps(end));  // the run ends with the live model
+  ledger_.advance(end);
+  outages_.finish(end);
+}
+
+Progress DataParallel::progress(core::SimTime t) const {
   Progress p;
-  p.steps = steps_ + steps_in_segment(now);
+  p.steps = clock_.steps(t);
   p.tokens = static_cast<double>(p.steps) * ctx_->job.tokens_per_step;
-  p.active_chips = state_ == State::kRunning ? ledger_.chips() - ctx_->cluster.down_chips() : 0;
+  p.active_chips =
+      state_ == State::kRunning ? pool_->up_member_chips(ctx_->layout().chips_per_slice()) : 0;
   return p;
 }
 

@@ -3,6 +3,9 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "models/policy/checkpoint_config.h"
 #include "tests/support/scenarios.h"
 
 namespace goodsim::models {
@@ -74,6 +77,75 @@ TEST_CASE("data_parallel uptime matches the renewal closed form", "[models][dp][
   INFO("mean uptime " << mean << ", closed form " << expected << ", se " << se);
   CHECK(se < 0.01);
   CHECK(std::abs(mean - expected) < 4 * se);
+}
+
+}  // namespace
+}  // namespace goodsim::models
+
+namespace goodsim::models {
+namespace {
+
+// Daly (2006): with failures at rate 1/M hitting compute, checkpoints and
+// restarts alike, restart time R, checkpoint cost d and interval t, the
+// expected wall time to finish T_s of compute is
+//   T_w = M e^(R/M) (e^((t + d)/M) - 1) T_s / t.
+double daly_wall_time(double m, double r, double d, double t, double ts) {
+  return m * std::exp(r / m) * (std::exp((t + d) / m) - 1) * ts / t;
+}
+
+struct WallTimes {
+  std::vector<double> samples;
+  double mean() const {
+    double s = 0;
+    for (double x : samples) s += x;
+    return s / static_cast<double>(samples.size());
+  }
+};
+
+// Runs data_parallel with blocking checkpoints every `interval_s` of compute
+// until `compute_s` seconds of steps are done, over `seeds` seeds. 64 chips
+// with a per-chip MTBF of 64 h: the job's mean time to interrupt is 1 h;
+// repairs are instant, so only the restart and the rollback cost time.
+WallTimes dp_wall_times(double interval_s, double compute_s, int seeds) {
+  nlohmann::json doc = testing::small_scenario("2000h", "64h", "0s", "5m");
+  doc["job"]["target_tokens"] = compute_s * 1e6;
+  doc["policies"][0]["checkpoint"] = {{"interval", fmt::format("{}s", interval_s)},
+                                      {"write_time", "2m"}};
+  const auto prepared = testing::prepare_doc(doc);
+  WallTimes w;
+  for (int s = 1; s <= seeds; ++s) {
+    const auto r = run_policy(prepared, 0, static_cast<uint64_t>(s), nullptr);
+    REQUIRE(r.time_to_target_s.has_value());
+    w.samples.push_back(*r.time_to_target_s);
+  }
+  return w;
+}
+
+TEST_CASE("data_parallel wall time matches Daly's formula", "[models][dp][stat]") {
+  const double m = 3600, r = 300, d = 120;
+  const double tau = policy::daly_interval(core::Duration::seconds(120), core::Duration::hours(1))
+                         .seconds_f();
+  const double interval = std::round(tau), ts = 100 * interval;
+  const WallTimes w = dp_wall_times(interval, ts, 200);
+  double var = 0;
+  for (double x : w.samples) var += (x - w.mean()) * (x - w.mean());
+  const double se = std::sqrt(var / (w.samples.size() - 1) / w.samples.size());
+  const double expected = daly_wall_time(m, r, d, interval, ts);
+  INFO("mean " << w.mean() << " s, Daly " << expected << " s, se " << se);
+  CHECK(se / expected < 0.005);
+  CHECK(std::abs(w.mean() / expected - 1) < 0.02);
+}
+
+TEST_CASE("the daly interval beats intervals 30% shorter or longer", "[models][dp][stat]") {
+  const double tau = std::round(
+      policy::daly_interval(core::Duration::seconds(120), core::Duration::hours(1)).seconds_f());
+  const double ts = 100 * tau;
+  const double at_daly = dp_wall_times(tau, ts, 1000).mean();
+  const double shorter = dp_wall_times(std::round(0.7 * tau), ts, 1000).mean();
+  const double longer = dp_wall_times(std::round(1.3 * tau), ts, 1000).mean();
+  INFO("daly " << at_daly << ", -30% " << shorter << ", +30% " << longer);
+  CHECK(at_daly < shorter);
+  CHECK(at_daly < longer);
 }
 
 }  // namespace

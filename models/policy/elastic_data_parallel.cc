@@ -1,0 +1,172 @@
+#include "models/policy/elastic_data_parallel.h"
+
+#include "models/loss_tracker.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace goodsim::models::policy {
+
+ElasticSpec read_elastic_spec(scenario::ObjectReader& r, std::optional<uint32_t> max_slices) {
+  ElasticSpec e;
+  e.downscale_time = r.duration("downscale_time", core::Duration::seconds(30),
+                                "pause when a slice leaves (\"tens of seconds\" in practice)");
+  e.upscale_time = r.duration("upscale_time", core::Duration::seconds(30),
+                              "pause when a slice returns");
+  e.restart_time = r.duration("restart_time", core::Duration::minutes(5),
+                              "restart after falling below min_slices");
+  e.min_slices = static_cast<uint32_t>(
+      r.count("min_slices", 1, "fewest slices to keep training with", 1, UINT32_MAX));
+  if (max_slices && e.min_slices > *max_slices) {
+    r.fail("min_slices", "min_slices (" + std::to_string(e.min_slices) + ") exceeds the " +
+                             std::to_string(*max_slices) + " slices available");
+  }
+  return e;
+}
+
+ElasticDataParallelConfig ElasticDataParallelConfig::from_json(scenario::ObjectReader& r,
+                                                               const ParseContext& ctx) {
+  ElasticDataParallelConfig c;
+  std::optional<uint32_t> members;
+  if (ctx.layout != nullptr) members = ctx.layout->slices() - ctx.layout->spare_slices();
+  c.elastic = read_elastic_spec(r, members);
+  c.checkpoint_interval = r.duration("checkpoint_interval", core::Duration::minutes(30),
+                                     "wall time between (free, asynchronous) checkpoints used "
+                                     "by the fallback restart", core::Duration::nanos(1));
+  return c;
+}
+
+ElasticDataParallel::ElasticDataParallel(ElasticDataParallelConfig config)
+    : config_(config), ledger_(0) {}
+
+void ElasticDataParallel::start(RunContext& ctx) {
+  ctx_ = &ctx;
+  const cluster::Layout& l = ctx.layout();
+  const uint32_t members = l.slices() - l.spare_slices();
+  ledger_ = ChipTimeLedger(l.chips());
+  const double per_slice = ctx.job.tokens_per_step / members;
+  group_ = std::make_unique<ElasticGroup>(ctx, ctx.policy_name + ".group", 0, members,
+                                          config_.elastic, per_slice,
+                                          [this](ElasticGroup&) { on_group_change(); });
+  h_checkpoint_ = ctx.sim.add_handler(ctx.policy_name + ".checkpoint",
+                                      [this](const core::Event&) { on_checkpoint(); });
+  h_target_ = ctx.sim.add_handler(ctx.policy_name + ".target",
+                                  [this](const core::Event&) { on_target(); });
+  if (ctx.loss != nullptr) ctx.loss->start({ctx.job.params, ctx.job.tokens_per_step, 1, 0, 1});
+  group_->start();
+  outages_.start(group_->mode() == ElasticGroup::Mode::kRunning, ctx.sim.now());
+  ctx.sim.schedule_in(config_.checkpoint_interval, core::kBandPolicy, h_checkpoint_);
+  refresh_split();
+  schedule_target();
+}
+
+void ElasticDataParallel::on_cluster_change(const cluster::ClusterChange& change) {
+  if (done_) return refresh_split();
+  group_->on_cluster_change(change);
+  refresh_split();
+}
+
+void ElasticDataParallel::on_slowdown_change(const cluster::SlowdownChange&) {
+  if (done_) return;
+  group_->on_slowdown_change();
+}
+
+// Books the group's lost partial steps, detects the fall below min_slices
+// (rolling back to the last checkpoint), and refreshes everything that
+// depends on the group's mode and pace.
+void ElasticDataParallel::on_group_change() {
+  const core::SimTime now = ctx_->sim.now();
+  ledger_.advance(now);
+  // Capped: split rounding can leave slightly less productive time than the
+  // group's formula for the step in flight.
+  const ChipNanos lost =
+      std::min(group_->lost_work() - lost_moved_, ledger_.total(Category::kProductive));
+  if (lost > 0) ledger_.move(Category::kProductive, Category::kLostWork, lost);
+  lost_moved_ = group_->lost_work();
+  const bool down = group_->mode() == ElasticGroup::Mode::kDown;
+  if (down && !was_down_) {
+    const ChipNanos rolled =
+        std::max<ChipNanos>(0, ledger_.total(Category::kProductive) - checkpoint_.productive);
+    ledger_.move(Category::kProductive, Category::kLostWork, rolled);
+    group_->rollback_to(checkpoint_.steps, checkpoint_.tokens);
+    ctx_->log("fallback_restart", {{"to_step", checkpoint_.steps}});
+  }
+  was_down_ = down;
+  outages_.set_training(group_->mode() == ElasticGroup::Mode::kRunning, now);
+  refresh_split();
+  schedule_target();
+}
+
+void ElasticDataParallel::on_checkpoint() {
+  const core::SimTime now = ctx_->sim.now();
+  if (group_->mode() == ElasticGroup::Mode::kRunning) {
+    ledger_.advance(now);
+    checkpoint_ = {group_->steps(now), group_->tokens(now), ledger_.total(Category::kProductive)};
+    report_to_loss(checkpoint_.steps, checkpoint_.tokens);
+  }
+  ctx_->sim.schedule_in(config_.checkpoint_interval, core::kBandPolicy, h_checkpoint_);
+}
+
+void ElasticDataParallel::schedule_target() {
+  ctx_->sim.cancel(target_event_);
+  if (!ctx_->job.target_tokens || done_ || group_->mode() != ElasticGroup::Mode::kRunning) return;
+  const core::SimTime now = ctx_->sim.now();
+  const double per_step = group_->active_slices() * ctx_->job.tokens_per_step /
+                          (ctx_->layout().slices() - ctx_->layout().spare_slices());
+  const double remaining = *ctx_->job.target_tokens - group_->tokens(now);
+  const auto more = static_cast<uint64_t>(std::max(1.0, std::ceil(remaining / per_step)));
+  if (auto t = group_->time_of_step(group_->steps(now) + more)) {
+    target_event_ = ctx_->sim.schedule_at(*t, core::kBandPolicy, h_target_);
+  }
+}
+
+void ElasticDataParallel::on_target() {
+  const core::SimTime now = ctx_->sim.now();
+  target_at_ = now;
+  done_ = true;
+  ctx_->log("target_reached", {{"tokens", group_->tokens(now)}});
+  group_->hold();
+  outages_.set_training(false, now);
+  ctx_->sim.request_stop();
+}
+
+void ElasticDataParallel::refresh_split() {
+  ChipTimeLedger::Split split{};
+  group_->add_split(split);
+  const cluster::Layout& l = ctx_->layout();
+  for (cluster::SliceId s = l.slices() - l.spare_slices(); s < l.slices(); ++s) {
+    const uint64_t down = ctx_->cluster.slice_down_chips(s);
+    split[static_cast<size_t>(Category::kDown)] += chip_units(down);
+    split[static_cast<size_t>(Category::kIdle)] += chip_units(l.chips_per_slice() - down);
+  }
+  ledger_.set_split(ctx_->sim.now(), split);
+}
+
+std::vector<cluster::SliceId> ElasticDataParallel::learner_slices(uint32_t k) const {
+  GOODSIM_CHECK(k == 0);
+  std::vector<cluster::SliceId> out;
+  for (cluster::SliceId s = group_->first(); s < group_->end(); ++s) out.push_back(s);
+  return out;
+}
+
+// Checkpointed progress is durable (a fallback restart never goes further
+// back); it reaches the loss model with the mean batch of its steps.
+void ElasticDataParallel::report_to_loss(uint64_t steps, double tokens) {
+  if (ctx_->loss == nullptr || steps <= loss_reported_.steps) return;
+  const uint64_t n = steps - loss_reported_.steps;
+  ctx_->loss->on_inner_steps(0, n, (tokens - loss_reported_.tokens) / static_cast<double>(n));
+  loss_reported_ = {steps, tokens, 0};
+}
+
+void ElasticDataParallel::finish(core::SimTime end) {
+  report_to_loss(group_->steps(end), group_->tokens(end));
+  ledger_.advance(end);
+  outages_.finish(end);
+}
+
+Progress ElasticDataParallel::progress(core::SimTime now) const {
+  const bool running = group_->mode() == ElasticGroup::Mode::kRunning;
+  return {group_->steps(now), group_->tokens(now), running ? group_->active_chips() : 0};
+}
+
+}  // namespace goodsim::models::policy

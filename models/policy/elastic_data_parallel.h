@@ -1,0 +1,80 @@
+// elastic_data_parallel: one data-parallel job that shrinks and grows with the
+// healthy slices instead of stopping (see elastic_group.h for the pauses and
+// the pace).
+//
+// On a failure everyone pauses for `downscale_time` and continues with the
+// remaining slices (smaller batch, no rollback; the step in flight is lost);
+// when a slice returns everyone pauses for `upscale_time` and grows back.
+// Below `min_slices` the job falls back to a checkpoint restart: progress rolls
+// back to the last checkpoint (taken every `checkpoint_interval` of wall time
+// while training, asynchronously and at no cost) and, once enough slices are
+// back, the job restarts for `restart_time`. Spare slices stay idle: an
+// elastic job regrows when the failed slice itself returns.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "models/parse_context.h"
+#include "models/policy/elastic_group.h"
+#include "models/policy/policy.h"
+#include "sim/scenario/reader.h"
+
+namespace goodsim::models::policy {
+
+struct ElasticDataParallelConfig {
+  ElasticSpec elastic;
+  core::Duration checkpoint_interval;
+
+  static ElasticDataParallelConfig from_json(scenario::ObjectReader& r, const ParseContext& ctx);
+};
+
+// Reads downscale_time, upscale_time, restart_time and min_slices; rejects a
+// min_slices above `max_slices` (when given).
+ElasticSpec read_elastic_spec(scenario::ObjectReader& r, std::optional<uint32_t> max_slices);
+
+class ElasticDataParallel : public Policy {
+ public:
+  explicit ElasticDataParallel(ElasticDataParallelConfig config);
+
+  void start(RunContext& ctx) override;
+  void finish(core::SimTime end) override;
+  Progress progress(core::SimTime now) const override;
+  std::optional<core::SimTime> target_reached_at() const override { return target_at_; }
+  uint32_t learner_count() const override { return 1; }
+  std::vector<cluster::SliceId> learner_slices(uint32_t k) const override;
+  const ChipTimeLedger& ledger() const override { return ledger_; }
+  const OutageTracker& outages() const override { return outages_; }
+  void on_cluster_change(const cluster::ClusterChange& change) override;
+  void on_slowdown_change(const cluster::SlowdownChange& change) override;
+
+ private:
+  struct Checkpoint {
+    uint64_t steps = 0;
+    double tokens = 0;
+    ChipNanos productive = 0;
+  };
+
+  void on_group_change();
+  void on_checkpoint();
+  void on_target();
+  void schedule_target();
+  void refresh_split();
+  void report_to_loss(uint64_t steps, double tokens);
+
+  ElasticDataParallelConfig config_;
+  RunContext* ctx_ = nullptr;
+  ChipTimeLedger ledger_;
+  OutageTracker outages_;
+  std::unique_ptr<ElasticGroup> group_;
+  Checkpoint checkpoint_;
+  Checkpoint loss_reported_;  // progress reported to ctx.loss
+  ChipNanos lost_moved_ = 0;  // group lost work already moved in the ledger
+  bool was_down_ = false;
+  bool done_ = false;
+  core::HandlerId h_checkpoint_ = 0, h_target_ = 0;
+  core::EventId target_event_;
+  std::optional<core::SimTime> target_at_;
+};
+
+}  // namespace goodsim::models::policy

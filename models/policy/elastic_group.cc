@@ -1,0 +1,232 @@
+#include "models/policy/elastic_group.h"
+
+#include <algorithm>
+
+#include "models/policy/comm_model.h"
+
+namespace goodsim::models::policy {
+
+ElasticGroup::ElasticGroup(RunContext& ctx, std::string name, cluster::SliceId first,
+                           cluster::SliceId end, ElasticSpec spec, double tokens_per_slice_step,
+                           Listener listener)
+    : ctx_(ctx),
+      name_(std::move(name)),
+      first_(first),
+      end_(end),
+      spec_(spec),
+      tokens_per_slice_step_(tokens_per_slice_step),
+      listener_(std::move(listener)) {
+  GOODSIM_CHECK(first < end && end <= ctx.layout().slices() && spec.min_slices >= 1);
+  pause_handler_ = ctx.sim.add_handler(name_ + ".pause_done",
+                                       [this](const core::Event&) { on_pause_done(); });
+  trace_track_ = ctx.trace_track(name_);
+}
+
+const char* ElasticGroup::mode_name(Mode m) {
+  switch (m) {
+    case Mode::kRunning: return "training";
+    case Mode::kReconfiguring: return "reconfigure";
+    case Mode::kHeld: return "waiting";
+    case Mode::kDown: return "down";
+  }
+  return "?";
+}
+
+void ElasticGroup::set_mode(Mode m) {
+  mode_ = m;
+  ctx_.trace_state(trace_track_, mode_name(m));
+}
+
+void ElasticGroup::start() {
+  for (cluster::SliceId s = first_; s < end_; ++s) {
+    active_ += ctx_.cluster.slice_up(s) ? 1 : 0;
+    down_chips_ += ctx_.cluster.slice_down_chips(s);
+  }
+  if (active_ >= spec_.min_slices) {
+    run();
+  } else {
+    set_mode(Mode::kDown);
+  }
+}
+
+uint64_t ElasticGroup::chips() const {
+  return uint64_t{end_ - first_} * ctx_.layout().chips_per_slice();
+}
+
+uint64_t ElasticGroup::active_chips() const {
+  return uint64_t{active_} * ctx_.layout().chips_per_slice();
+}
+
+void ElasticGroup::on_cluster_change(const cluster::ClusterChange& change) {
+  const cluster::Layout& l = ctx_.layout();
+  const cluster::ChipId c0 = l.first_chip(change.domain, change.id);
+  const cluster::SliceId s0 = l.slice_of(c0);
+  const cluster::SliceId s1 = l.slice_of(static_cast<cluster::ChipId>(c0 + l.chips_in(change.domain, change.id) - 1));
+  if (s1 < first_ || s0 >= end_) return;
+  down_chips_ = 0;
+  for (cluster::SliceId s = first_; s < end_; ++s) down_chips_ += ctx_.cluster.slice_down_chips(s);
+  const uint32_t before = active_;
+  for (cluster::SliceId s : change.slices_flipped) {
+    if (s < first_ || s >= end_) continue;
+    active_ = change.failed ? active_ - 1 : active_ + 1;
+  }
+  if (active_ != before) update_mode();
+  listener_(*this);
+}
+
+void ElasticGroup::update_mode() {
+  if (held_) {
+    changed_while_held_ = true;
+    return;
+  }
+  const bool was_down = mode_ == Mode::kDown;
+  stop_clock();
+  if (active_ < spec_.min_slices) {
+    ctx_.sim.cancel(pause_event_);
+    set_mode(Mode::kDown);
+    return;
+  }
+  if (was_down) {
+    begin_pause(spec_.restart_time);
+  } else {
+    begin_pause(active_ < clock_active_ ? spec_.downscale_time : spec_.upscale_time);
+  }
+}
+
+void ElasticGroup::begin_pause(core::Duration d) {
+  ctx_.sim.cancel(pause_event_);
+  set_mode(Mode::kReconfiguring);
+  pause_event_ = ctx_.sim.schedule_in(d, core::kBandPolicy, pause_handler_);
+}
+
+void ElasticGroup::on_pause_done() {
+  run();
+  listener_(*this);
+}
+
+void ElasticGroup::run() {
+  set_mode(Mode::kRunning);
+  clock_active_ = active_;
+  steps_at_segment_ = clock_.steps(now());
+  clock_.start(now(), pace());
+}
+
+void ElasticGroup::stop_clock() {
+  if (!clock_.running()) return;
+  const double frac = clock_.stop(now());
+  const uint64_t seg = clock_.steps(now()) - steps_at_segment_;
+  tokens_done_ += static_cast<double>(seg) * clock_active_ * tokens_per_slice_step_;
+  const double units = static_cast<double>(chip_units(uint64_t{clock_active_} * ctx_.layout().chips_per_slice()));
+  lost_ += static_cast<ChipNanos>(frac * static_cast<double>(ctx_.job.step_time.ns()) * units);
+}
+
+void ElasticGroup::on_slowdown_change() {
+  if (mode_ != Mode::kRunning) return;
+  clock_.set_step(now(), pace());
+  listener_(*this);
+}
+
+void ElasticGroup::hold() {
+  stop_clock();
+  ctx_.sim.cancel(pause_event_);
+  changed_while_held_ = mode_ == Mode::kReconfiguring || mode_ == Mode::kDown;
+  held_ = true;
+  set_mode(Mode::kHeld);
+  listener_(*this);
+}
+
+void ElasticGroup::release() {
+  GOODSIM_CHECK(held_);
+  held_ = false;
+  if (active_ < spec_.min_slices) {
+    set_mode(Mode::kDown);
+  } else if (changed_while_held_) {
+    begin_pause(active_ < clock_active_ ? spec_.downscale_time : spec_.upscale_time);
+  } else {
+    run();
+  }
+  listener_(*this);
+}
+
+void ElasticGroup::release_after(core::Duration pause) {
+  GOODSIM_CHECK(held_);
+  held_ = false;
+  if (active_ < spec_.min_slices) {
+    set_mode(Mode::kDown);
+  } else {
+    core::Duration d = pause;
+    if (changed_while_held_) {
+      d = std::max(d, active_ < clock_active_ ? spec_.downscale_time : spec_.upscale_time);
+    }
+    begin_pause(d);
+  }
+  listener_(*this);
+}
+
+void ElasticGroup::pause(core::Duration d) {
+  held_ = false;
+  changed_while_held_ = false;
+  stop_clock();
+  if (active_ < spec_.min_slices) {
+    ctx_.sim.cancel(pause_event_);
+    set_mode(Mode::kDown);
+    return;
+  }
+  begin_pause(d);
+}
+
+void ElasticGroup::rollback_to(uint64_t steps, double tokens) {
+  GOODSIM_CHECK(!clock_.running());
+  clock_.rollback_to(steps);
+  steps_at_segment_ = steps;
+  tokens_done_ = tokens;
+}
+
+double ElasticGroup::tokens(core::SimTime t) const {
+  if (!clock_.running()) return tokens_done_;
+  const uint64_t seg = clock_.steps(t) - steps_at_segment_;
+  return tokens_done_ + static_cast<double>(seg) * clock_active_ * tokens_per_slice_step_;
+}
+
+std::optional<core::SimTime> ElasticGroup::time_of_step(uint64_t n) const {
+  return clock_.time_of_step(now(), n);
+}
+
+double ElasticGroup::slowdown() const {
+  return ctx_.cluster.slowdown().max_slowdown(first_, end_);
+}
+
+core::Duration ElasticGroup::pace() const {
+  std::vector<uint32_t> per_site(ctx_.layout().sites(), 0);
+  for (cluster::SliceId s = first_; s < end_; ++s) {
+    if (ctx_.cluster.slice_up(s)) ++per_site[ctx_.layout().site_of(s)];
+  }
+  const core::Duration base = ctx_.job.step_time;
+  return core::Duration::from_seconds(base.seconds_f() * slowdown()) + dp_step_comm(ctx_, per_site);
+}
+
+void ElasticGroup::add_split(ChipTimeLedger::Split& split) const {
+  auto at = [&split](Category c) -> uint64_t& { return split[static_cast<size_t>(c)]; };
+  const uint64_t active = active_chips();
+  at(Category::kDown) += chip_units(down_chips_);
+  at(Category::kIdle) += chip_units(chips() - down_chips_ - active);
+  const uint64_t units = chip_units(active);
+  switch (mode_) {
+    case Mode::kRunning: {
+      const double d = static_cast<double>(clock_.step().ns());
+      const double base = static_cast<double>(ctx_.job.step_time.ns());
+      const double slowed = base * slowdown();
+      const auto productive = static_cast<uint64_t>(units * std::min(1.0, base / d));
+      const auto straggler = static_cast<uint64_t>(units * std::min(1.0, (slowed - base) / d));
+      at(Category::kProductive) += productive;
+      at(Category::kStragglerWait) += straggler;
+      at(Category::kSyncWait) += units - productive - straggler;
+      break;
+    }
+    case Mode::kReconfiguring: at(Category::kReconfigure) += units; break;
+    case Mode::kHeld: at(Category::kSyncWait) += units; break;
+    case Mode::kDown: at(Category::kIdle) += units; break;
+  }
+}
+
+}  // namespace goodsim::models::policy

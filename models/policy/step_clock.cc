@@ -1,0 +1,58 @@
+#include "models/policy/step_clock.h"
+
+#include <cmath>
+
+#include "sim/core/check.h"
+
+namespace goodsim::models::policy {
+
+void StepClock::start(core::SimTime now, core::Duration step) {
+  GOODSIM_CHECK(!running_ && step > core::Duration::zero());
+  running_ = true;
+  since_ = now;
+  step_ = step;
+  carry_ = 0;
+}
+
+double StepClock::progress(core::SimTime now) const {
+  return carry_ + static_cast<double>((now - since_).ns()) / static_cast<double>(step_.ns());
+}
+
+void StepClock::set_step(core::SimTime now, core::Duration step) {
+  GOODSIM_CHECK(running_ && step > core::Duration::zero());
+  const double p = progress(now);
+  const double whole = std::floor(p);
+  credited_ += static_cast<uint64_t>(whole);
+  carry_ = p - whole;
+  since_ = now;
+  step_ = step;
+}
+
+double StepClock::stop(core::SimTime now) {
+  GOODSIM_CHECK(running_);
+  const double p = progress(now);
+  const double whole = std::floor(p);
+  credited_ += static_cast<uint64_t>(whole);
+  running_ = false;
+  carry_ = 0;
+  return p - whole;
+}
+
+uint64_t StepClock::steps(core::SimTime now) const {
+  if (!running_) return credited_;
+  return credited_ + static_cast<uint64_t>(std::floor(progress(now)));
+}
+
+std::optional<core::SimTime> StepClock::time_of_step(core::SimTime now, uint64_t n) const {
+  if (!running_ || n <= steps(now)) return std::nullopt;
+  const double remaining = static_cast<double>(n - credited_) - carry_;
+  const double ns = std::ceil(remaining * static_cast<double>(step_.ns()));
+  return since_ + core::Duration::nanos(static_cast<int64_t>(ns));
+}
+
+void StepClock::rollback_to(uint64_t steps_kept) {
+  GOODSIM_CHECK(!running_ && steps_kept <= credited_);
+  credited_ = steps_kept;
+}
+
+}  // namespace goodsim::models::policy

@@ -1,0 +1,50 @@
+// Analytic progress of a synchronous group between state changes.
+//
+// While a group runs, it completes one step every `step` of simulated time,
+// where `step` changes only at events (a slowdown begins or ends, the group
+// resizes). StepClock integrates that piecewise-constant rate without one
+// event per step: progress is counted in whole steps plus the fraction of the
+// step in flight, which carries over when the step time changes (the step in
+// flight finishes at the new pace).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "sim/core/time.h"
+
+namespace goodsim::models::policy {
+
+class StepClock {
+ public:
+  // Starts running at `now` with step duration `step` (> 0), with no step in
+  // flight. REQUIRES: !running().
+  void start(core::SimTime now, core::Duration step);
+  // Changes the pace at `now`; the step in flight keeps its progress.
+  // REQUIRES: running().
+  void set_step(core::SimTime now, core::Duration step);
+  // Stops at `now`: completed steps are credited; the fraction of the step in
+  // flight is returned (in [0, 1)) and discarded. REQUIRES: running().
+  double stop(core::SimTime now);
+
+  bool running() const { return running_; }
+  core::Duration step() const { return step_; }
+  // Whole steps completed since the clock was created, as of `now`.
+  uint64_t steps(core::SimTime now) const;
+  // When whole step number `n` (counted like steps()) completes at the current
+  // pace, if the clock runs and n is not yet reached.
+  std::optional<core::SimTime> time_of_step(core::SimTime now, uint64_t n) const;
+  // Removes `n` completed steps (a rollback). REQUIRES: n <= steps credited.
+  void rollback_to(uint64_t steps_kept);
+
+ private:
+  double progress(core::SimTime now) const;  // steps since since_, with carry
+
+  bool running_ = false;
+  core::SimTime since_;
+  core::Duration step_ = core::Duration::seconds(1);
+  uint64_t credited_ = 0;  // whole steps before since_
+  double carry_ = 0;       // fraction of a step done before since_
+};
+
+}  // namespace goodsim::models::policy
