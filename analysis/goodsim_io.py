@@ -1,0 +1,70 @@
+"""Loading goodsim outputs for the analysis scripts, with clear errors.
+
+Every loader raises InputError with a message naming the file and what was
+wrong; the scripts print it and exit with status 2.
+"""
+import json
+import os
+
+import pandas as pd
+
+SUMMARY_POLICY_KEYS = ("name", "type", "goodput", "uptime", "downtime_s", "badput")
+TIMESERIES_COLUMNS = ("policy", "time_s", "healthy_chips", "active_chips", "training", "steps",
+                      "tokens", "goodput", "downtime_s", "loss")
+
+
+class InputError(Exception):
+    """A missing or malformed goodsim output."""
+
+
+def require_file(path):
+    if not os.path.isfile(path):
+        raise InputError(f"{path}: no such file (is this a goodsim output directory?)")
+    return path
+
+
+def load_summary(run_dir):
+    path = require_file(os.path.join(run_dir, "summary.json"))
+    try:
+        with open(path, encoding="utf-8") as f:
+            summary = json.load(f)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}: not valid JSON: {e}") from e
+    policies = summary.get("policies") if isinstance(summary, dict) else None
+    if not isinstance(policies, list) or not policies:
+        raise InputError(f"{path}: expected an object with a non-empty \"policies\" list")
+    for i, p in enumerate(policies):
+        missing = [k for k in SUMMARY_POLICY_KEYS if k not in p]
+        if missing:
+            raise InputError(f"{path}: policies.{i}: missing keys {', '.join(missing)}")
+    return summary
+
+
+def load_timeseries(run_dir):
+    path = require_file(os.path.join(run_dir, "timeseries.csv"))
+    try:
+        frame = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: not a readable CSV file: {e}") from e
+    missing = [c for c in TIMESERIES_COLUMNS if c not in frame.columns]
+    if missing:
+        raise InputError(f"{path}: missing columns {', '.join(missing)}")
+    if frame.empty:
+        raise InputError(f"{path}: no rows")
+    for column in ("time_s", "goodput", "healthy_chips"):
+        if not pd.api.types.is_numeric_dtype(frame[column]):
+            raise InputError(f"{path}: column {column} is not numeric")
+    return frame
+
+
+def badput_fractions(summary):
+    """Per policy, the share of chips x run time in each category (productive first)."""
+    rows = {}
+    for p in summary["policies"]:
+        total = p["goodput"] + sum(p["badput"].values()) / (summary["chips"] * summary["horizon_s"])
+        shares = {"productive": p["goodput"]}
+        for category, chip_seconds in p["badput"].items():
+            shares[category] = chip_seconds / (summary["chips"] * summary["horizon_s"])
+        # A run that ended at its target covers less than the horizon: rescale.
+        rows[p["name"]] = {k: v / total for k, v in shares.items()} if total > 0 else shares
+    return pd.DataFrame(rows).T

@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""Tests of the analysis scripts on outputs a small scenario produces here.
+
+Usage: test_analysis.py GOODSIM_BINARY   (run by ctest)
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ANALYSIS = os.path.join(ROOT, "analysis")
+GOODSIM = None
+
+SCENARIO = {
+    "name": "analysis-test",
+    "horizon": "3d",
+    "cluster": {"chips": 64, "chips_per_host": 4, "hosts_per_slice": 4},
+    "job": {"params": 1e9, "tokens_per_step": 1e6, "step_time": "1s"},
+    "failures": [{"type": "exponential_failures", "mtbf": "20d", "repair_time": "1h"}],
+    "policies": [{"name": "dp", "type": "data_parallel"},
+                 {"name": "elastic", "type": "elastic_data_parallel"}],
+}
+
+
+def run(args, **kw):
+    return subprocess.run(args, capture_output=True, text=True, check=False, **kw)
+
+
+class PlotRunTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        scenario = os.path.join(cls.tmp.name, "s.json")
+        with open(scenario, "w", encoding="utf-8") as f:
+            json.dump(SCENARIO, f)
+        cls.out = os.path.join(cls.tmp.name, "out")
+        result = run([GOODSIM, "run", scenario, "--out", cls.out, "--quiet"])
+        assert result.returncode == 0, result.stderr
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def script(self, name, *args):
+        return run(["/usr/bin/python3", os.path.join(ANALYSIS, name), *args])
+
+    def test_plots_are_written(self):
+        plots = os.path.join(self.tmp.name, "plots")
+        result = self.script("plot_run.py", self.out, "--out", plots)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        for name in ("goodput.png", "badput.png"):
+            path = os.path.join(plots, name)
+            self.assertTrue(os.path.isfile(path), path)
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            self.assertGreater(os.path.getsize(path), 5000)
+
+    def test_missing_directory_fails_clearly(self):
+        result = self.script("plot_run.py", os.path.join(self.tmp.name, "nowhere"))
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("summary.json: no such file", result.stderr)
+
+    def test_malformed_summary_fails_clearly(self):
+        bad = os.path.join(self.tmp.name, "bad")
+        os.makedirs(bad, exist_ok=True)
+        with open(os.path.join(bad, "summary.json"), "w", encoding="utf-8") as f:
+            f.write("{ not json")
+        result = self.script("plot_run.py", bad)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("not valid JSON", result.stderr)
+
+    def test_malformed_timeseries_fails_clearly(self):
+        bad = os.path.join(self.tmp.name, "bad-csv")
+        os.makedirs(bad, exist_ok=True)
+        with open(os.path.join(self.out, "summary.json"), encoding="utf-8") as src:
+            summary = src.read()
+        with open(os.path.join(bad, "summary.json"), "w", encoding="utf-8") as f:
+            f.write(summary)
+        with open(os.path.join(bad, "timeseries.csv"), "w", encoding="utf-8") as f:
+            f.write("policy,time_s\ndp,0\n")
+        result = self.script("plot_run.py", bad)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("missing columns", result.stderr)
+
+
+if __name__ == "__main__":
+    GOODSIM = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
