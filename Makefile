@@ -1,6 +1,6 @@
 # Thin wrapper around CMake. Every target first installs missing Debian
 # packages (scripts/install-deps.sh), then configures and builds.
-#   make run    build (Release) and run the built-in demo scenario
+#   make run    build (Release), run the built-in demo scenario, plot it
 #   make test   build (Release) and run the whole test suite with ctest
 #   make bench  build (Release) and run the benchmarks
 #   make asan   build with ASan+UBSan and run the test suite
@@ -21,8 +21,13 @@ $(BUILD)/CMakeCache.txt: | deps
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
+# Debian's interpreter, which has python3-matplotlib and python3-pandas.
+PYTHON := /usr/bin/python3
+
 run: build
-	./$(BUILD)/sim/cli/goodsim run
+	./$(BUILD)/sim/cli/goodsim run --out out/demo
+	@echo "plots:"
+	@$(PYTHON) analysis/plot_run.py out/demo
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

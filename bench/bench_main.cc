@@ -1,4 +1,4 @@
-// goodsim_bench [hold|cluster]...: runs the named benchmarks (default: all).
+// goodsim_bench [hold|cluster|inject]...: runs the named benchmarks (default: all).
 #include <cstring>
 #include <iostream>
 
@@ -8,8 +8,11 @@ int main(int argc, char** argv) {
   bool all = argc == 1;
   int rc = 0;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "hold") != 0 && std::strcmp(argv[i], "cluster") != 0) {
-      std::cerr << "usage: goodsim_bench [hold|cluster]...\n";
+    if (std::strcmp(argv[i], "sweep") == 0) continue;
+    if (std::strcmp(argv[i], "paper") == 0) continue;
+    if (std::strcmp(argv[i], "hold") != 0 && std::strcmp(argv[i], "cluster") != 0 &&
+        std::strcmp(argv[i], "inject") != 0) {
+      std::cerr << "usage: goodsim_bench [hold|cluster|inject]...\n";
       return 2;
     }
   }
@@ -22,5 +25,8 @@ int main(int argc, char** argv) {
   };
   if (wanted("hold")) rc |= goodsim::bench::hold_model();
   if (wanted("cluster")) rc |= goodsim::bench::cluster_build();
+  if (wanted("inject")) rc |= goodsim::bench::inject();
+  if (wanted("sweep")) rc |= goodsim::bench::sweep();
+  if (wanted("paper")) rc |= goodsim::bench::paper();
   return rc;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "models/failure/failure_injector.h"
+#include "models/parse_context.h"
 #include "models/policy/policy.h"
 #include "models/straggler/straggler_model.h"
 #include "sim/scenario/reader.h"
@@ -35,18 +36,29 @@ struct ModelInfo {
   ModelKind kind;
   std::string type;
   std::string help;
-  std::function<FailureMaker(scenario::ObjectReader&)> parse_failure;      // kind == kFailure
-  std::function<StragglerMaker(scenario::ObjectReader&)> parse_straggler;  // kind == kStraggler
-  std::function<PolicyMaker(scenario::ObjectReader&)> parse_policy;        // kind == kPolicy
+  // Configs may take a ParseContext (see parse_context.h).
+  std::function<FailureMaker(scenario::ObjectReader&, const ParseContext&)> parse_failure;
+  std::function<StragglerMaker(scenario::ObjectReader&, const ParseContext&)> parse_straggler;
+  std::function<PolicyMaker(scenario::ObjectReader&, const ParseContext&)> parse_policy;
 };
+
+// Config::from_json(r, ctx) when the config declares it, else from_json(r).
+template <class Config>
+Config parse_config(scenario::ObjectReader& r, const ParseContext& ctx) {
+  if constexpr (requires { Config::from_json(r, ctx); }) {
+    return Config::from_json(r, ctx);
+  } else {
+    return Config::from_json(r);
+  }
+}
 
 class Registry {
  public:
   template <class Model, class Config>
   void add_failure(std::string type, std::string help) {
     ModelInfo m{ModelKind::kFailure, std::move(type), std::move(help), {}, {}, {}};
-    m.parse_failure = [](scenario::ObjectReader& r) -> FailureMaker {
-      const Config c = Config::from_json(r);
+    m.parse_failure = [](scenario::ObjectReader& r, const ParseContext& ctx) -> FailureMaker {
+      const Config c = parse_config<Config>(r, ctx);
       return [c](const std::string& stream) { return std::make_unique<Model>(c, stream); };
     };
     models_.push_back(std::move(m));
@@ -54,8 +66,8 @@ class Registry {
   template <class Model, class Config>
   void add_straggler(std::string type, std::string help) {
     ModelInfo m{ModelKind::kStraggler, std::move(type), std::move(help), {}, {}, {}};
-    m.parse_straggler = [](scenario::ObjectReader& r) -> StragglerMaker {
-      const Config c = Config::from_json(r);
+    m.parse_straggler = [](scenario::ObjectReader& r, const ParseContext& ctx) -> StragglerMaker {
+      const Config c = parse_config<Config>(r, ctx);
       return [c](const std::string& stream) { return std::make_unique<Model>(c, stream); };
     };
     models_.push_back(std::move(m));
@@ -63,8 +75,8 @@ class Registry {
   template <class Model, class Config>
   void add_policy(std::string type, std::string help) {
     ModelInfo m{ModelKind::kPolicy, std::move(type), std::move(help), {}, {}, {}};
-    m.parse_policy = [](scenario::ObjectReader& r) -> PolicyMaker {
-      const Config c = Config::from_json(r);
+    m.parse_policy = [](scenario::ObjectReader& r, const ParseContext& ctx) -> PolicyMaker {
+      const Config c = parse_config<Config>(r, ctx);
       return [c] { return std::make_unique<Model>(c); };
     };
     models_.push_back(std::move(m));

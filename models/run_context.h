@@ -9,19 +9,37 @@
 #include "sim/cluster/network.h"
 #include "sim/core/simulation.h"
 #include "sim/output/event_log.h"
+#include "sim/output/trace_writer.h"
 #include "sim/scenario/scenario.h"
 
 namespace goodsim::models {
 
+class LossTracker;
+
 struct RunContext {
   core::Simulation& sim;
   cluster::ClusterState& cluster;
-  const cluster::Network& network;
+  // The run's own copy of the WAN: chaos partitions change it, policies read it.
+  cluster::Network& network;
   const scenario::JobSpec& job;
   output::EventLog* events;  // null unless the run logs events
   const std::string& policy_name;
+  output::TraceWriter* trace = nullptr;  // null unless the run writes a timeline
+  uint32_t trace_pid = 0;                // this policy's process in the trace
+  LossTracker* loss = nullptr;           // null unless the scenario has a loss model
 
   const cluster::Layout& layout() const { return cluster.layout(); }
+  // A timeline track of this policy (0 when no trace is written).
+  uint32_t trace_track(std::string_view name) const {
+    return trace != nullptr ? trace->track(trace_pid, name) : 0;
+  }
+  // The state of a track from now on (a no-op without a trace).
+  void trace_state(uint32_t track, std::string_view state) const {
+    if (trace != nullptr) trace->state(trace_pid, track, state, sim.now());
+  }
+  void trace_instant(uint32_t track, std::string_view name, const nlohmann::json& args) const {
+    if (trace != nullptr) trace->instant(trace_pid, track, name, sim.now(), args);
+  }
   // Logs an event when logging is on; `fields` must be a JSON object.
   void log(std::string_view event, const nlohmann::json& fields) const {
     if (events != nullptr) events->record(sim.now(), policy_name, event, fields);

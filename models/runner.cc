@@ -1,7 +1,11 @@
 #include "models/runner.h"
 
+#include <algorithm>
+#include <memory>
+#include <optional>
 #include <set>
 
+#include "models/loss_tracker.h"
 #include "sim/cluster/cluster_state.h"
 #include "sim/core/simulation.h"
 #include "sim/core/version.h"
@@ -42,32 +46,63 @@ EntryHead read_head(ObjectReader& r, ModelKind kind, const Registry& registry,
 template <class Prepared, class Parse>
 std::vector<Prepared> prepare_streams(const scenario::Scenario& s,
                                       const std::vector<scenario::ModelEntry>& entries,
-                                      ModelKind kind, const Registry& registry, Parse parse) {
+                                      ModelKind kind, const Registry& registry,
+                                      const ParseContext& ctx, Parse parse) {
   std::vector<Prepared> out;
   std::set<std::string> names;
   for (const scenario::ModelEntry& e : entries) {
     ObjectReader r(e.json, e.path, s.file);
     const std::string index = "." + e.path.substr(e.path.rfind('.') + 1);
     const EntryHead head = read_head(r, kind, registry, index, names);
-    auto make = parse(*head.info, r);
+    auto make = parse(*head.info, r, ctx);
     r.finish();
     out.push_back({std::string(scenario_key(kind)) + "." + head.name, std::move(make)});
   }
   return out;
 }
 
-std::vector<PreparedPolicy> prepare_policies(const scenario::Scenario& s,
+std::vector<PreparedPolicy> prepare_policies(const scenario::Scenario& s, const ParseContext& ctx,
                                              const Registry& registry) {
   std::vector<PreparedPolicy> out;
   std::set<std::string> names;
   for (const scenario::ModelEntry& e : s.policies) {
     ObjectReader r(e.json, e.path, s.file);
     const EntryHead head = read_head(r, ModelKind::kPolicy, registry, "", names);
-    PolicyMaker make = head.info->parse_policy(r);
+    PolicyMaker make = head.info->parse_policy(r, ctx);
     r.finish();
     out.push_back({head.name, head.info->type, std::move(make)});
   }
   return out;
+}
+
+// Learners of a policy as it starts. Learner counts may depend on the
+// cluster, so the policy is started on a scratch run (nothing is simulated).
+uint32_t learners_at_start(const PreparedPolicy& p, const scenario::Scenario& s,
+                           const cluster::Layout& layout, const cluster::Network& network) {
+  core::Simulation sim(s.seed);
+  cluster::ClusterState cluster(layout);
+  cluster::Network scratch = network;
+  RunContext ctx{sim, cluster, scratch, s.job, nullptr, p.name};
+  const std::unique_ptr<policy::Policy> policy = p.make();
+  cluster.add_observer(policy.get());
+  policy->start(ctx);
+  return policy->learner_count();
+}
+
+// Learner targets of the chaos timeline must exist in every policy; checked
+// here so that `goodsim validate` reports them. ChaosScript checks again when
+// it starts in a real run.
+void check_chaos_learners(const failure::ChaosTimeline& chaos,
+                          const std::vector<PreparedPolicy>& policies,
+                          const scenario::Scenario& s, const cluster::Layout& layout,
+                          const cluster::Network& network) {
+  const bool any = std::any_of(chaos.events.begin(), chaos.events.end(), [](const auto& e) {
+    return e.target.kind == failure::ChaosTargetKind::kLearner;
+  });
+  if (!any) return;
+  for (const PreparedPolicy& p : policies) {
+    failure::check_learner_targets(chaos, learners_at_start(p, s, layout, network), p.name);
+  }
 }
 
 // Counts outages begun, whatever their source, per root cause.
@@ -140,28 +175,82 @@ PreparedScenario prepare(const nlohmann::json& doc, const std::string& file,
   scenario::Scenario s = scenario::parse_scenario(doc, file);
   cluster::Layout layout = scenario::make_layout(s.cluster);
   cluster::Network network = scenario::make_network(s.cluster);
-  if (!s.chaos.empty()) {
-    throw ScenarioError(*s.file, "chaos", "chaos timelines are not supported by this version");
-  }
+  failure::ChaosTimeline chaos = failure::parse_chaos(s, layout);
+  const ParseContext ctx{&layout, scenario_base_dir(file)};
   auto failures = prepare_streams<PreparedFailure>(
-      s, s.failures, ModelKind::kFailure, registry,
-      [](const ModelInfo& m, ObjectReader& r) { return m.parse_failure(r); });
+      s, s.failures, ModelKind::kFailure, registry, ctx,
+      [](const ModelInfo& m, ObjectReader& r, const ParseContext& c) { return m.parse_failure(r, c); });
   auto stragglers = prepare_streams<PreparedStraggler>(
-      s, s.stragglers, ModelKind::kStraggler, registry,
-      [](const ModelInfo& m, ObjectReader& r) { return m.parse_straggler(r); });
-  std::vector<PreparedPolicy> policies = prepare_policies(s, registry);
+      s, s.stragglers, ModelKind::kStraggler, registry, ctx,
+      [](const ModelInfo& m, ObjectReader& r, const ParseContext& c) {
+        return m.parse_straggler(r, c);
+      });
+  std::vector<PreparedPolicy> policies = prepare_policies(s, ctx, registry);
+  check_chaos_learners(chaos, policies, s, layout, network);
+  std::optional<loss::LossConfig> loss;
+  if (s.loss) {
+    ObjectReader r(s.loss->json, "loss", s.file);
+    loss = loss::LossConfig::from_json(r);
+    r.finish();
+  }
   return PreparedScenario{std::move(s),        std::move(layout),     std::move(network),
-                          std::move(failures), std::move(stragglers), std::move(policies)};
+                          std::move(failures), std::move(stragglers), std::move(policies),
+                          std::move(chaos),    std::move(loss)};
 }
 
+namespace {
+
+// Failure and repair instants on the policy's "cluster" track of the timeline.
+class TraceCluster : public cluster::ClusterObserver {
+ public:
+  TraceCluster(const RunContext& ctx) : ctx_(ctx), track_(ctx.trace_track("cluster")) {}
+  void on_cluster_change(const cluster::ClusterChange& c) override {
+    nlohmann::json args = {{"domain", cluster::domain_name(c.domain)}, {"id", c.id}};
+    if (c.failed) args["cause"] = ctx_.cluster.cause_name(c.cause);
+    ctx_.trace_instant(track_, c.failed ? "failure" : "repair", args);
+  }
+
+ private:
+  const RunContext& ctx_;
+  uint32_t track_;
+};
+
+// Schedules a sample at every sample interval from 0 to the horizon.
+void schedule_samples(core::Simulation& sim, core::HandlerId sampler, core::SimTime horizon,
+                      core::Duration every) {
+  for (core::SimTime t = core::SimTime::zero(); t <= horizon; t += every) {
+    sim.schedule_at(t, core::kBandObserve, sampler);
+    if (t == horizon || horizon - t < every) break;
+  }
+}
+
+void trace_counters(const RunContext& ctx, const output::TimeseriesRow& row) {
+  if (ctx.trace == nullptr) return;
+  const core::SimTime t = ctx.sim.now();
+  ctx.trace->counter(ctx.trace_pid, "healthy chips", t, static_cast<double>(row.healthy_chips));
+  ctx.trace->counter(ctx.trace_pid, "active chips", t, static_cast<double>(row.active_chips));
+  ctx.trace->counter(ctx.trace_pid, "goodput (cumulative)", t, row.goodput);
+}
+
+}  // namespace
+
 output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, uint64_t seed,
-                                output::EventLog* events) {
+                                output::EventLog* events, output::TraceWriter* trace) {
   const PreparedPolicy& pp = prepared.policies.at(index);
   core::Simulation sim(seed);
   cluster::ClusterState cluster(prepared.layout);
-  RunContext ctx{sim, cluster, prepared.network, prepared.scenario.job, events, pp.name};
+  cluster::Network network = prepared.network;  // this run's copy: chaos may partition it
+  const uint32_t trace_pid = trace != nullptr ? trace->process(pp.name) : 0;
+  std::optional<LossTracker> loss;
+  if (prepared.loss) {
+    loss.emplace(loss::make_loss_model(*prepared.loss), prepared.scenario.job.target_loss, sim);
+  }
+  RunContext ctx{sim,     cluster, network,   prepared.scenario.job,        events,
+                 pp.name, trace,   trace_pid, loss ? &*loss : nullptr};
   FailureCounter counter;
   cluster.add_observer(&counter);
+  std::optional<TraceCluster> traced;
+  if (trace != nullptr) cluster.add_observer(&traced.emplace(ctx));
   std::unique_ptr<policy::Policy> policy = pp.make();
   cluster.add_observer(policy.get());
   std::vector<std::unique_ptr<failure::FailureInjector>> injectors;
@@ -175,27 +264,45 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
   policy->start(ctx);
   for (auto& inj : injectors) inj->start(ctx);
   for (auto& m : stragglers) m->start(ctx);
-  const core::HandlerId sampler = sim.add_handler("sampler", [&](const core::Event&) {
-    result.series.push_back(sample_row(*policy, cluster, sim.now()));
-  });
-  const core::SimTime end = core::SimTime::zero() + prepared.scenario.horizon;
-  const core::Duration every = prepared.scenario.outputs.sample_interval;
-  for (core::SimTime t = core::SimTime::zero(); t <= end; t += every) {
-    sim.schedule_at(t, core::kBandObserve, sampler);
-    if (t == end || end - t < every) break;
+  std::unique_ptr<failure::ChaosScript> chaos;  // none without a timeline: no extra handlers
+  if (!prepared.chaos.events.empty()) {
+    chaos = std::make_unique<failure::ChaosScript>(prepared.chaos);
+    chaos->start(ctx, *policy);
   }
-  sim.run_until(end);
+  const core::HandlerId sampler = sim.add_handler("sampler", [&](const core::Event&) {
+    policy->flush_loss(sim.now());
+    result.series.push_back(sample_row(*policy, cluster, sim.now()));
+    if (loss) result.series.back().loss = loss->loss();
+    trace_counters(ctx, result.series.back());
+  });
+  const core::SimTime horizon = core::SimTime::zero() + prepared.scenario.horizon;
+  schedule_samples(sim, sampler, horizon, prepared.scenario.outputs.sample_interval);
+  sim.run_until(horizon);
+  // A policy that reached its target stopped the run early: its books close then.
+  const core::SimTime end = sim.now();
   policy->finish(end);
+  if (end < horizon) {
+    result.series.push_back(sample_row(*policy, cluster, end));
+    if (loss) result.series.back().loss = loss->loss();
+  }
+  if (trace != nullptr) trace->close_process(ctx.trace_pid, end);
   policy->ledger().check_invariant();
   GOODSIM_CHECK(policy->ledger().last_advance() == end);
-  fill_result(result, *policy, sim, prepared.scenario.horizon);
+  fill_result(result, *policy, sim, end.since_start());
   result.failures = counter.count();
   result.failure_causes = counter.by_cause(cluster);
+  if (loss) {
+    result.final_loss = loss->loss();
+    if (prepared.scenario.job.target_loss) {
+      result.time_to_target_s.reset();
+      if (auto t = loss->target_reached_at()) result.time_to_target_s = t->seconds_f();
+    }
+  }
   return result;
 }
 
 output::RunResult run_scenario(const PreparedScenario& prepared, uint64_t seed,
-                               output::EventLog* events) {
+                               output::EventLog* events, output::TraceWriter* trace) {
   output::RunResult run;
   run.scenario = prepared.scenario.name;
   run.seed = seed;
@@ -203,7 +310,7 @@ output::RunResult run_scenario(const PreparedScenario& prepared, uint64_t seed,
   run.horizon_s = prepared.scenario.horizon.seconds_f();
   run.chips = prepared.layout.chips();
   for (size_t i = 0; i < prepared.policies.size(); ++i) {
-    run.policies.push_back(run_policy(prepared, i, seed, events));
+    run.policies.push_back(run_policy(prepared, i, seed, events, trace));
   }
   return run;
 }

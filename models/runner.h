@@ -6,14 +6,18 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "models/failure/chaos_script.h"
+#include "models/loss/loss_config.h"
 #include "models/registry.h"
 #include "sim/cluster/layout.h"
 #include "sim/cluster/network.h"
 #include "sim/output/event_log.h"
 #include "sim/output/run_result.h"
+#include "sim/output/trace_writer.h"
 #include "sim/scenario/scenario.h"
 
 namespace goodsim::models {
@@ -41,6 +45,8 @@ struct PreparedScenario {
   std::vector<PreparedFailure> failures;
   std::vector<PreparedStraggler> stragglers;
   std::vector<PreparedPolicy> policies;
+  failure::ChaosTimeline chaos;  // validated "chaos" entries; each run plays them
+  std::optional<loss::LossConfig> loss;  // the surrogate loss model, if any
 };
 
 // Validates a scenario document (overrides already applied) against the
@@ -49,12 +55,14 @@ PreparedScenario prepare(const nlohmann::json& doc, const std::string& file,
                          const Registry& registry);
 
 // Simulates policy `index` of `prepared` up to the horizon with `seed`.
-// `events` may be null.
+// `events` and `trace` may be null. Runs of one PreparedScenario may execute
+// concurrently on different threads (each copies what it mutates), but a
+// log or trace must not be shared between threads.
 output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, uint64_t seed,
-                                output::EventLog* events);
+                                output::EventLog* events, output::TraceWriter* trace = nullptr);
 
 // Simulates every policy, in order.
 output::RunResult run_scenario(const PreparedScenario& prepared, uint64_t seed,
-                               output::EventLog* events);
+                               output::EventLog* events, output::TraceWriter* trace = nullptr);
 
 }  // namespace goodsim::models

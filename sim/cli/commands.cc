@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <ostream>
@@ -16,13 +17,32 @@
 namespace goodsim::cli {
 namespace {
 
+// Three significant figures in the largest fitting unit: "42.0s", "14.9h".
+std::string short_duration(double s) {
+  if (s < 60) return fmt::format("{:.3g}s", s);
+  if (s < 3600) return fmt::format("{:.3g}m", s / 60);
+  if (s < 86400) return fmt::format("{:.3g}h", s / 3600);
+  return fmt::format("{:.3g}d", s / 86400);
+}
+
 std::string comparison_table(const output::RunResult& run) {
-  Table t({"policy", "type", "goodput", "uptime", "downtime", "outages", "failures", "tokens"});
+  std::vector<std::string> header = {"policy",  "type",     "goodput", "uptime",
+                                     "downtime", "outages", "failures", "tokens"};
+  const bool loss = std::any_of(run.policies.begin(), run.policies.end(),
+                                [](const output::PolicyResult& p) { return p.final_loss; });
+  const bool target = std::any_of(run.policies.begin(), run.policies.end(),
+                                  [](const output::PolicyResult& p) { return p.time_to_target_s; });
+  if (loss) header.push_back("final loss");
+  if (target) header.push_back("to target");
+  Table t(header);
   for (const output::PolicyResult& p : run.policies) {
-    t.add_row({p.name, p.type, fmt::format("{:.4f}", p.goodput), fmt::format("{:.4f}", p.uptime),
-               scenario::format_duration(core::Duration::from_seconds(p.downtime_s)),
-               fmt::format("{}", p.outages), fmt::format("{}", p.failures),
-               fmt::format("{:.4g}", p.tokens)});
+    std::vector<std::string> row = {
+        p.name, p.type, fmt::format("{:.4f}", p.goodput), fmt::format("{:.4f}", p.uptime),
+        short_duration(p.downtime_s), fmt::format("{}", p.outages), fmt::format("{}", p.failures),
+        fmt::format("{:.4g}", p.tokens)};
+    if (loss) row.push_back(p.final_loss ? fmt::format("{:.4f}", *p.final_loss) : "-");
+    if (target) row.push_back(p.time_to_target_s ? short_duration(*p.time_to_target_s) : "never");
+    t.add_row(std::move(row));
   }
   return t.render();
 }
@@ -40,16 +60,20 @@ int run_command(const RunOptions& options, std::ostream& out) {
   if (options.events || s.outputs.events) {
     events = std::make_unique<output::EventLog>(dir / "events.jsonl");
   }
-  const output::RunResult run = models::run_scenario(prepared, s.seed, events.get());
+  std::unique_ptr<output::TraceWriter> trace;
+  if (options.trace) trace = std::make_unique<output::TraceWriter>(dir / "trace.json");
+  const output::RunResult run = models::run_scenario(prepared, s.seed, events.get(), trace.get());
   output::write_run_outputs(run, dir);
   if (events) events->commit();
+  if (trace) trace->commit();
   if (!options.quiet) {
     out << fmt::format("goodsim {}: scenario \"{}\", seed {}, {} chips, horizon {}\n\n",
                        run.version, run.scenario, run.seed, run.chips,
                        scenario::format_duration(s.horizon));
     out << comparison_table(run) << "\n";
-    out << fmt::format("wrote {}/summary.json, {}/timeseries.csv{}\n", dir.string(), dir.string(),
-                       events ? ", " + (dir / "events.jsonl").string() : "");
+    out << fmt::format("wrote {}/summary.json, {}/timeseries.csv{}{}\n", dir.string(),
+                       dir.string(), events ? ", " + (dir / "events.jsonl").string() : "",
+                       trace ? ", " + (dir / "trace.json").string() : "");
   }
   return 0;
 }

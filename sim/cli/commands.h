@@ -18,6 +18,7 @@ struct RunOptions {
   std::optional<uint64_t> seed;
   std::optional<std::string> out_dir;   // default: out/<scenario name>
   bool events = false;                  // also write events.jsonl
+  bool trace = false;                   // also write trace.json (Perfetto / Chrome)
   bool quiet = false;                   // no table
 };
 

@@ -4,6 +4,7 @@
 
 #include <ostream>
 
+#include "models/loss/loss_config.h"
 #include "models/registry.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/table.h"
@@ -15,9 +16,9 @@ namespace {
 std::vector<scenario::ParamDoc> describe_model(const models::ModelInfo& m) {
   scenario::ObjectReader r = scenario::ObjectReader::describe();
   try {
-    if (m.parse_failure) m.parse_failure(r);
-    if (m.parse_straggler) m.parse_straggler(r);
-    if (m.parse_policy) m.parse_policy(r);
+    if (m.parse_failure) m.parse_failure(r, models::ParseContext{});
+    if (m.parse_straggler) m.parse_straggler(r, models::ParseContext{});
+    if (m.parse_policy) m.parse_policy(r, models::ParseContext{});
   } catch (const scenario::ScenarioError&) {
     // Cross-field checks may reject placeholders; the docs gathered so far stand.
   }
@@ -42,6 +43,25 @@ std::string param_table(const std::vector<scenario::ParamDoc>& docs) {
   return out;
 }
 
+std::vector<scenario::ParamDoc> describe_loss(const std::string& type) {
+  scenario::ObjectReader r = scenario::ObjectReader::describe();
+  try {
+    if (type == "scaling_law") models::loss::ScalingLawConfig::from_json(r);
+    if (type == "nqm") models::loss::NqmConfig::from_json(r);
+  } catch (const scenario::ScenarioError&) {
+    // As for models: placeholders may fail cross-field checks.
+  }
+  return r.docs();
+}
+
+void list_loss_models(std::ostream& out) {
+  out << "loss models (scenario key \"loss\", one object with \"type\"):\n\n";
+  for (const auto& [type, help] : models::loss::loss_model_types()) {
+    out << fmt::format("  {}: {}\n", type, help);
+    out << param_table(describe_loss(type)) << "\n";
+  }
+}
+
 }  // namespace
 
 int list_models_command(std::ostream& out) {
@@ -57,7 +77,8 @@ int list_models_command(std::ostream& out) {
     }
   }
   out << "Every entry also takes \"type\" (required) and \"name\" (optional; default: the type "
-         "for policies, \"<type>.<index>\" otherwise).\n";
+         "for policies, \"<type>.<index>\" otherwise).\n\n";
+  list_loss_models(out);
   return 0;
 }
 

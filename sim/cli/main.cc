@@ -6,12 +6,16 @@
 #include <iostream>
 
 #include "sim/cli/commands.h"
+#include "sim/cli/sweep/check.h"
+#include "sim/cli/sweep/sweep.h"
 #include "sim/core/version.h"
 #include "sim/scenario/error.h"
 
 namespace {
 
 using goodsim::cli::RunOptions;
+using goodsim::cli::sweep::CheckOptions;
+using goodsim::cli::sweep::SweepOptions;
 
 void add_run(CLI::App& app, RunOptions& opt) {
   CLI::App* run = app.add_subcommand("run", "Run a scenario (default: the built-in demo) and "
@@ -22,14 +26,68 @@ void add_run(CLI::App& app, RunOptions& opt) {
   run->add_option("--seed", opt.seed, "Seed for this run (overrides the scenario's seed)");
   run->add_option("--out", opt.out_dir, "Output directory (default: out/<scenario name>)");
   run->add_flag("--events", opt.events, "Also write events.jsonl (one line per event)");
+  run->add_flag("--trace", opt.trace, "Also write trace.json, a timeline for ui.perfetto.dev "
+                                      "or chrome://tracing");
   run->add_flag("--quiet,-q", opt.quiet, "Do not print the comparison table");
 }
 
-int dispatch(CLI::App& app, const RunOptions& run_opt, const std::vector<std::string>& files,
-             const std::vector<std::string>& validate_sets) {
-  if (app.got_subcommand("run")) return goodsim::cli::run_command(run_opt, std::cout);
+void add_sweep(CLI::App& app, SweepOptions& opt) {
+  CLI::App* s = app.add_subcommand("sweep", "Run a scenario over a grid of values x seeds; write "
+                                            "results.csv, summary.csv and paired.csv");
+  s->add_option("scenario", opt.scenario, "Scenario JSON file")->required();
+  s->add_option("--vary", opt.vary, "PATH=v1,v2,... | PATH=lin:A..B:N | PATH=log:A..B:N[:int]; "
+                                    "one grid axis per --vary (first = outermost)")
+      ->allow_extra_args(false);
+  s->add_option("--set", opt.sets, "Override a scenario key before --vary (as in run)")
+      ->allow_extra_args(false);
+  s->add_option("--seeds", opt.seeds, "Seeds per grid point: the scenario's seed and the next "
+                                      "N-1 (default 10; initial count with --ci-target)")
+      ->check(CLI::PositiveNumber);
+  s->add_option("--jobs,-j", opt.jobs, "Runs in parallel (default: number of cores)")
+      ->check(CLI::PositiveNumber);
+  s->add_option("--out", opt.out_dir, "Output directory (default: out/<scenario name>-sweep)");
+  s->add_option("--ci-target", opt.ci_target, "Add seeds until every policy's goodput 95% CI "
+                                              "half-width is below this, per grid point");
+  s->add_option("--max-seeds", opt.max_seeds, "Seed cap for --ci-target (default max(100, --seeds))");
+  s->add_flag("--resume", opt.resume, "Finish an interrupted sweep in --out (same definition)");
+  s->add_flag("--quiet,-q", opt.quiet, "No progress and no table");
+}
+
+void add_check(CLI::App& app, CheckOptions& opt) {
+  CLI::App* c = app.add_subcommand("check", "Compare scenarios' metrics with a baseline; exit 1 "
+                                            "on a regression (CI)");
+  c->add_option("scenarios", opt.scenarios, "Scenario JSON files")->required();
+  c->add_option("--baseline", opt.baseline, "Baseline JSON file")->required();
+  c->add_option("--seeds", opt.seeds, "Seeds per scenario (default: the baseline's, else 5)")
+      ->check(CLI::PositiveNumber);
+  c->add_option("--tolerance", opt.tolerances, "Absolute worsening allowed: X for every metric, "
+                                               "or METRIC=X (replaces the statistical rule)")
+      ->allow_extra_args(false);
+  c->add_option("--metric", opt.metrics, "With --update: metrics to record (default: those "
+                                         "already recorded, else goodput,uptime)")
+      ->allow_extra_args(false);
+  c->add_option("--set", opt.sets, "Override a key of every scenario (as in run)")
+      ->allow_extra_args(false);
+  c->add_option("--jobs,-j", opt.jobs, "Runs in parallel (default: number of cores)")
+      ->check(CLI::PositiveNumber);
+  c->add_flag("--update", opt.update, "Record the baseline (atomically) instead of checking");
+}
+
+struct Options {
+  RunOptions run;
+  std::vector<std::string> files, validate_sets;
+  SweepOptions sweep;
+  CheckOptions check;
+};
+
+int dispatch(CLI::App& app, const Options& opt) {
+  if (app.got_subcommand("sweep")) {
+    return goodsim::cli::sweep::sweep_command(opt.sweep, std::cout, std::cerr);
+  }
+  if (app.got_subcommand("check")) return goodsim::cli::sweep::check_command(opt.check, std::cout);
+  if (app.got_subcommand("run")) return goodsim::cli::run_command(opt.run, std::cout);
   if (app.got_subcommand("validate")) {
-    return goodsim::cli::validate_command(files, validate_sets, std::cout, std::cerr);
+    return goodsim::cli::validate_command(opt.files, opt.validate_sets, std::cout, std::cerr);
   }
   if (app.got_subcommand("list-models")) return goodsim::cli::list_models_command(std::cout);
   std::cout << app.help();
@@ -41,12 +99,13 @@ int dispatch(CLI::App& app, const RunOptions& run_opt, const std::vector<std::st
 int main(int argc, char** argv) {
   CLI::App app{"goodsim: discrete-event simulator of ML-training clusters under failures"};
   app.set_version_flag("--version", goodsim::core::kVersion);
-  RunOptions run_opt;
-  add_run(app, run_opt);
-  std::vector<std::string> files, validate_sets;
+  Options opt;
+  add_run(app, opt.run);
   CLI::App* validate = app.add_subcommand("validate", "Check scenario files without running them");
-  validate->add_option("scenarios", files, "Scenario JSON files")->required();
-  validate->add_option("--set", validate_sets, "Override a key before validation (as in run)");
+  validate->add_option("scenarios", opt.files, "Scenario JSON files")->required();
+  validate->add_option("--set", opt.validate_sets, "Override a key before validation (as in run)");
+  add_sweep(app, opt.sweep);
+  add_check(app, opt.check);
   app.add_subcommand("list-models", "List every built-in model with its parameters");
   app.require_subcommand(0, 1);
   try {
@@ -62,7 +121,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return dispatch(app, run_opt, files, validate_sets);
+    return dispatch(app, opt);
   } catch (const goodsim::scenario::ScenarioError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;

@@ -17,8 +17,12 @@ const char* domain_name(Domain d) {
   return "?";
 }
 
-Layout::Layout(uint32_t chips_per_host, uint32_t hosts_per_slice, std::vector<SiteShape> sites)
-    : chips_per_host_(chips_per_host), hosts_per_slice_(hosts_per_slice), sites_(std::move(sites)) {
+Layout::Layout(uint32_t chips_per_host, uint32_t hosts_per_slice, std::vector<SiteShape> sites,
+               uint32_t spare_slices)
+    : chips_per_host_(chips_per_host),
+      hosts_per_slice_(hosts_per_slice),
+      spare_slices_(spare_slices),
+      sites_(std::move(sites)) {
   if (chips_per_host_ == 0 || hosts_per_slice_ == 0) {
     throw std::invalid_argument("chips_per_host and hosts_per_slice must be >= 1");
   }
@@ -34,6 +38,7 @@ Layout::Layout(uint32_t chips_per_host, uint32_t hosts_per_slice, std::vector<Si
   }
   chips_per_slice_ = static_cast<uint32_t>(per_slice);
   slices_ = static_cast<uint32_t>(total_slices);
+  if (spare_slices_ >= slices_) throw std::invalid_argument("every slice would be a spare");
   slice_site_.reserve(slices_);
   for (SiteId site = 0; site < sites_.size(); ++site) {
     site_first_slice_.push_back(static_cast<SliceId>(slice_site_.size()));

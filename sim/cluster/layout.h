@@ -31,14 +31,19 @@ struct SiteShape {
 
 // Immutable after construction. REQUIRES (checked, std::invalid_argument):
 // chips_per_host >= 1, hosts_per_slice >= 1, every site has >= 1 slice, total
-// chips <= 2^32 - 1.
+// chips <= 2^32 - 1, spare_slices < slices.
+//
+// Spare slices are the last `spare_slices` slices: policies start them idle and
+// may swap them in for failed ones.
 class Layout {
  public:
-  Layout(uint32_t chips_per_host, uint32_t hosts_per_slice, std::vector<SiteShape> sites);
+  Layout(uint32_t chips_per_host, uint32_t hosts_per_slice, std::vector<SiteShape> sites,
+         uint32_t spare_slices = 0);
 
   uint64_t chips() const { return uint64_t{slices_} * chips_per_slice_; }
   uint32_t hosts() const { return slices_ * hosts_per_slice_; }
   uint32_t slices() const { return slices_; }
+  uint32_t spare_slices() const { return spare_slices_; }
   uint32_t sites() const { return static_cast<uint32_t>(sites_.size()); }
   uint32_t chips_per_host() const { return chips_per_host_; }
   uint32_t hosts_per_slice() const { return hosts_per_slice_; }
@@ -63,6 +68,7 @@ class Layout {
   uint32_t hosts_per_slice_;
   uint32_t chips_per_slice_;
   uint32_t slices_ = 0;
+  uint32_t spare_slices_ = 0;
   std::vector<SiteShape> sites_;
   std::vector<SliceId> site_first_slice_;
   std::vector<SiteId> slice_site_;

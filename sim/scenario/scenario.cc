@@ -68,6 +68,30 @@ std::vector<LinkSpec> parse_links(ObjectReader& c, const std::vector<SiteSpec>& 
   return links;
 }
 
+// Every site must reach every other over the links: a multi-site job whose
+// sites cannot talk is a configuration mistake, not a scenario.
+void check_connected(ObjectReader& c, const std::vector<SiteSpec>& sites,
+                     const std::vector<LinkSpec>& links) {
+  std::vector<size_t> root(sites.size());
+  for (size_t i = 0; i < root.size(); ++i) root[i] = i;
+  auto index = [&sites](const std::string& name) {
+    size_t i = 0;
+    while (sites[i].name != name) ++i;
+    return i;
+  };
+  auto find = [&root](size_t i) {
+    while (root[i] != i) i = root[i] = root[root[i]];
+    return i;
+  };
+  for (const LinkSpec& l : links) root[find(index(l.from))] = find(index(l.to));
+  for (size_t i = 1; i < sites.size(); ++i) {
+    if (find(i) != find(0)) {
+      c.fail("links", fmt::format("sites \"{}\" and \"{}\" are not connected: add links so "
+                                  "every site can reach every other", sites[0].name, sites[i].name));
+    }
+  }
+}
+
 ClusterSpec parse_cluster(ObjectReader& c) {
   ClusterSpec spec;
   const int64_t chips = c.count("chips", "accelerators in the cluster, e.g. 1.2e6", 1);
@@ -84,8 +108,13 @@ ClusterSpec parse_cluster(ObjectReader& c) {
     c.fail("chips", fmt::format("{} chips is not a whole number of slices of {} chips "
                                 "(chips_per_host x hosts_per_slice)", spec.chips, per_slice));
   }
-  spec.sites = parse_sites(c, spec.chips / per_slice);
+  const uint64_t slices = spec.chips / per_slice;
+  spec.sites = parse_sites(c, slices);
   spec.links = parse_links(c, spec.sites);
+  if (!c.describing()) check_connected(c, spec.sites, spec.links);
+  spec.spare_slices = static_cast<uint32_t>(c.count(
+      "spare_slices", 0, "slices held back as spares (the last slices of the cluster)", 0,
+      static_cast<int64_t>(slices) - 1));
   return spec;
 }
 
@@ -103,8 +132,9 @@ JobSpec parse_job(ObjectReader& j, const ClusterSpec& cluster) {
   if (step) {
     job.step_time = *step;
   } else {
-    const double seconds = 6.0 * job.params * job.tokens_per_step /
-                           (static_cast<double>(cluster.chips) * *peak * mfu);
+    const double per_slice = static_cast<double>(cluster.chips_per_host) * cluster.hosts_per_slice;
+    const double job_chips = static_cast<double>(cluster.chips) - cluster.spare_slices * per_slice;
+    const double seconds = 6.0 * job.params * job.tokens_per_step / (job_chips * *peak * mfu);
     job.step_time = core::Duration::from_seconds(seconds);
     if (job.step_time <= core::Duration::zero() || job.step_time > core::Duration::days(365)) {
       j.fail("peak_flops", fmt::format("derived step time of {} s is out of range", seconds));
@@ -112,17 +142,31 @@ JobSpec parse_job(ObjectReader& j, const ClusterSpec& cluster) {
   }
   job.target_tokens = j.optional_number("target_tokens", "token budget; time_to_target_s is "
                                         "when it is reached", 1.0);
+  job.target_loss = j.optional_number("target_loss", "target loss (needs a \"loss\" model); "
+                                      "time_to_target_s is when it is reached", 0.0);
+  if (job.target_tokens && job.target_loss) {
+    j.fail("target_loss", "give \"target_tokens\" or \"target_loss\", not both");
+  }
+  job.gradient_bytes = j.bytes("gradient_bytes", 2.0 * job.params,
+                               "bytes of one gradient all-reduce (default: 2 x params, bf16)");
+  job.intra_site_bps = j.bandwidth_bps("intra_site_bandwidth", 800e9,
+                                       "per-slice bandwidth of all-reduces inside a site", 1.0);
+  job.comm_overlap = j.fraction("comm_overlap", 1.0, "share of the intra-site all-reduce "
+                                "hidden behind compute (1: step_time already includes it)");
   return job;
 }
 
+// The raw entries of a list of objects (`what` says what each must be).
 std::vector<ModelEntry> model_entries(ObjectReader& r, const char* key, bool required,
-                                      const std::string& file) {
-  const nlohmann::json& list = r.raw(key, "list of entries, each an object with \"type\"");
+                                      const std::string& file,
+                                      const char* what = "objects with \"type\"") {
+  const nlohmann::json& list = r.raw(key, fmt::format("list of {}", what));
   std::vector<ModelEntry> out;
   if (list.is_null() && !required) return out;
   if (!list.is_array() || (required && list.empty())) {
-    throw ScenarioError(file, key, fmt::format("expected a {}list of objects with \"type\", got {}",
-                                               required ? "non-empty " : "", describe_value(list)));
+    throw ScenarioError(file, key, fmt::format("expected a {}list of {}, got {}",
+                                               required ? "non-empty " : "", what,
+                                               describe_value(list)));
   }
   for (size_t i = 0; i < list.size(); ++i) out.push_back({join_path(key, std::to_string(i)), list[i]});
   return out;
@@ -158,8 +202,14 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   s.job = parse_job(job, s.cluster);
   s.failures = model_entries(r, "failures", false, file);
   s.stragglers = model_entries(r, "stragglers", false, file);
-  s.chaos = model_entries(r, "chaos", false, file);
+  s.chaos = model_entries(r, "chaos", false, file, "timeline entries (objects with \"at\" and \"action\")");
   s.policies = model_entries(r, "policies", true, file);
+  const nlohmann::json& loss = r.raw("loss", "surrogate loss model: {\"type\": \"scaling_law\" "
+                                     "or \"nqm\", ...}");
+  if (!loss.is_null()) s.loss = ModelEntry{"loss", loss};
+  if (s.job.target_loss && !s.loss) {
+    throw ScenarioError(file, "job.target_loss", "a target loss needs a \"loss\" model");
+  }
   s.outputs = parse_outputs(r, s.horizon);
   r.finish();
   return s;
@@ -168,7 +218,8 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
 cluster::Layout make_layout(const ClusterSpec& spec) {
   std::vector<cluster::SiteShape> shapes;
   for (const SiteSpec& s : spec.sites) shapes.push_back({s.name, s.slices});
-  return cluster::Layout(spec.chips_per_host, spec.hosts_per_slice, std::move(shapes));
+  return cluster::Layout(spec.chips_per_host, spec.hosts_per_slice, std::move(shapes),
+                         spec.spare_slices);
 }
 
 cluster::Network make_network(const ClusterSpec& spec) {

@@ -43,13 +43,18 @@ struct ClusterSpec {
   uint32_t hosts_per_slice = 64;
   std::vector<SiteSpec> sites;  // resolved: every site has its slice count
   std::vector<LinkSpec> links;
+  uint32_t spare_slices = 0;    // the last slices: a pool that replaces failed ones
 };
 
 struct JobSpec {
   double params = 0;           // model parameters
   double tokens_per_step = 0;  // global batch in tokens
-  core::Duration step_time;    // given, or derived from FLOPs for the whole cluster
+  core::Duration step_time;    // given, or derived from FLOPs for the non-spare chips
   std::optional<double> target_tokens;  // time_to_target is measured against it
+  std::optional<double> target_loss;    // or against this (needs a loss model)
+  double gradient_bytes = 0;   // bytes of one all-reduce of gradients / parameters
+  double intra_site_bps = 0;   // per-slice bandwidth for all-reduces inside a site
+  double comm_overlap = 1;     // share of the intra-site all-reduce hidden by compute
 };
 
 struct OutputSpec {
@@ -76,6 +81,7 @@ struct Scenario {
   std::vector<ModelEntry> stragglers;
   std::vector<ModelEntry> policies;
   std::vector<ModelEntry> chaos;  // scripted timeline entries, validated by the models layer
+  std::optional<ModelEntry> loss;  // the surrogate loss model, validated by the models layer
   OutputSpec outputs;
 };
 

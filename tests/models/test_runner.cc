@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "models/loss/loss_config.h"
 #include "sim/output/summary.h"
 #include "tests/support/scenarios.h"
 
@@ -98,6 +99,40 @@ TEST_CASE("time to a token target is the step that reaches it", "[models][runner
   const auto r = run_policy(testing::prepare_doc(doc), 0, 1, nullptr);
   REQUIRE(r.time_to_target_s.has_value());
   CHECK(*r.time_to_target_s == 250.0);
+}
+
+}  // namespace
+}  // namespace goodsim::models
+
+namespace goodsim::models {
+namespace {
+
+TEST_CASE("a loss model sees the durable steps and ends the run at the target loss",
+          "[models][runner][loss]") {
+  nlohmann::json doc = testing::small_scenario("1h", "", "", "5m");
+  doc["loss"] = {{"type", "scaling_law"}};
+  const auto prepared = testing::prepare_doc(doc);
+  const output::PolicyResult r = run_policy(prepared, 0, 1, nullptr);
+  // The same model driven by hand: 3600 steps of 1e6 tokens, one learner.
+  auto model = loss::make_loss_model(*prepared.loss);
+  model->start({1e9, 1e6, 1, 0, 1}, core::Rng(1));
+  model->on_inner_steps(0, 3600, 1e6);
+  REQUIRE(r.final_loss.has_value());
+  CHECK(*r.final_loss == Approx(model->loss()).epsilon(1e-12));
+  CHECK(r.series.back().loss.has_value());
+
+  // A target between the losses after 30 and 60 minutes: reached at a
+  // sample (every 18 s here), and the run stops there.
+  auto half = loss::make_loss_model(*prepared.loss);
+  half->start({1e9, 1e6, 1, 0, 1}, core::Rng(1));
+  half->on_inner_steps(0, 1800, 1e6);
+  doc["job"]["target_loss"] = (half->loss() + model->loss()) / 2;
+  const output::PolicyResult t = run_policy(testing::prepare_doc(doc), 0, 1, nullptr);
+  REQUIRE(t.time_to_target_s.has_value());
+  CHECK(*t.time_to_target_s > 1800);
+  CHECK(*t.time_to_target_s < 3600);
+  CHECK(t.series.back().time_s == Approx(*t.time_to_target_s));
+  CHECK(*t.final_loss <= *doc["job"]["target_loss"].get_ptr<const double*>());
 }
 
 }  // namespace

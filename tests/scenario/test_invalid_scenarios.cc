@@ -40,7 +40,7 @@ TEST_CASE("every invalid scenario fails with its recorded message", "[scenario][
     const std::string expected = read_expected(expected_file);
     REQUIRE_FALSE(expected.empty());
     try {
-      testing::prepare_doc(load_json_file(f.string()));
+      testing::prepare_doc(load_json_file(f.string()), f.string());
       FAIL("accepted an invalid scenario");
     } catch (const ScenarioError& e) {
       INFO("message: " << e.what());
@@ -54,7 +54,7 @@ TEST_CASE("every shipped scenario validates", "[scenario]") {
   REQUIRE_FALSE(files.empty());
   for (const auto& f : files) {
     INFO(f.filename().string());
-    CHECK_NOTHROW(testing::prepare_doc(load_json_file(f.string())));
+    CHECK_NOTHROW(testing::prepare_doc(load_json_file(f.string()), f.string()));
   }
 }
 

@@ -11,6 +11,7 @@ namespace {
 TEST_CASE("sites share slices evenly unless given", "[scenario]") {
   nlohmann::json doc = testing::small_scenario("1d", "", "", "5m", 5);
   doc["cluster"]["sites"] = {{{"name", "a"}}, {{"name", "b"}}};
+  doc["cluster"]["links"] = {{{"from", "a"}, {"to", "b"}, {"bandwidth", "8Gbps"}}};
   const Scenario s = parse_scenario(doc, "t.json");
   REQUIRE(s.cluster.sites.size() == 2);
   CHECK(s.cluster.sites[0].slices == 3);

@@ -30,9 +30,12 @@ inline nlohmann::json small_scenario(const std::string& horizon, const std::stri
   return doc;
 }
 
-inline models::PreparedScenario prepare_doc(const nlohmann::json& doc) {
+// `file` labels the document; relative file names in it (trace files) resolve
+// against its directory.
+inline models::PreparedScenario prepare_doc(const nlohmann::json& doc,
+                                            const std::string& file = "test.json") {
   static const models::Registry registry = models::builtin_registry();
-  return models::prepare(doc, "test.json", registry);
+  return models::prepare(doc, file, registry);
 }
 
 }  // namespace goodsim::testing

@@ -1,0 +1,112 @@
+// decoupled_diloco: M asynchronous learners and a CPU-only syncer
+// (reference/decoupled-diloco.md; docs/decoupled_diloco.md).
+//
+// Learners. Learner k is an ElasticGroup (decoupled_diloco_learner.h) over
+// the k-th contiguous near-equal share of the member slices [0, slices -
+// spare_slices) (place_learners, "contiguous"; sites are contiguous slice
+// ranges, so learners follow sites). Each slice processes
+// job.tokens_per_step / member slices tokens per step. Inside a learner a
+// lost slice costs a downscale pause, a returning one an upscale pause. Its
+// pace comes from the cluster's slowdown state, so heterogeneous hardware
+// (hardware_generations) and stragglers make learners run at different
+// speeds. Learners never wait: not for each other, not for the syncer.
+//
+// Syncer. Fragment rounds, quorum K, grace window, token-weighted merge,
+// broadcast: see decoupled_diloco_syncer.h.
+//
+// Failures. A learner below min_slices is down: it stops reporting and its
+// unsynced progress - the productive chip-time of its steps since its last
+// report of any fragment - becomes lost_work (its tokens are no longer
+// counted). When enough slices return it rejoins: it pulls parameters and
+// optimizer state (state_bytes) from the live learner it can copy from
+// fastest (model_pull_time; from the syncer's site when no learner is live;
+// locally when that is unreachable too), plus rejoin_overhead, charged
+// reconfigure; slice changes during that pause are absorbed by it. It then
+// adopts its peer's schedule clock and contributes from the peer's state
+// (the peer's staleness is inherited).
+//
+// Scavenging. A learner with `schedule` windows is present only inside them:
+// outside, its chips are idle (down if failed) and it neither trains nor
+// reports. Leaving loses its unsynced progress like a failure; joining pays a
+// rejoin.
+//
+// Accounting: each learner's ElasticGroup split (a parked learner: idle and
+// down), plus spare slices (idle or down). Global downtime: no learner
+// running. A token target counts tokens computed and kept (not lost).
+// Events: per fragment round one (two with grace); per learner its pauses;
+// never one per inner step.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "models/parse_context.h"
+#include "models/policy/decoupled_diloco_config.h"
+#include "models/policy/decoupled_diloco_learner.h"
+#include "models/policy/decoupled_diloco_syncer.h"
+#include "models/policy/policy.h"
+
+namespace goodsim::models::policy {
+
+class DecoupledDiloco : public Policy {
+ public:
+  explicit DecoupledDiloco(DecoupledDilocoConfig config);
+
+  void start(RunContext& ctx) override;
+  void finish(core::SimTime end) override;
+  Progress progress(core::SimTime now) const override;
+  std::optional<core::SimTime> target_reached_at() const override { return target_at_; }
+  uint32_t learner_count() const override { return config_.learners; }
+  std::vector<cluster::SliceId> learner_slices(uint32_t k) const override;
+  const ChipTimeLedger& ledger() const override { return ledger_; }
+  const OutageTracker& outages() const override { return outages_; }
+  void on_cluster_change(const cluster::ClusterChange& change) override;
+  void on_slowdown_change(const cluster::SlowdownChange& change) override;
+
+  const DecoupledDilocoConfig& config() const { return config_; }
+  // Round statistics so far. REQUIRES: start() has run.
+  const SyncerStats& syncer_stats() const { return syncer_->stats(); }
+  // Called after every merged round (for a loss model). REQUIRES: start() has run.
+  void set_round_observer(std::function<void(const RoundRecord&)> f) {
+    syncer_->set_observer(std::move(f));
+  }
+  // REQUIRES: k < learner_count(); start() has run.
+  const DecoupledDilocoLearner& learner(uint32_t k) const { return *learners_.at(k); }
+
+ private:
+  void create_learners();
+  void schedule_windows();
+  void on_group_change(uint32_t m);
+  void follow_state(uint32_t m);
+  void changed(uint32_t m);
+  void book_group_lost(uint32_t m);
+  void book_unsynced(uint32_t m);
+  void went_down(uint32_t m);
+  void begin_rejoin(uint32_t m);
+  core::Duration state_pull(uint32_t m, std::optional<uint32_t>& peer) const;
+  void on_window(uint64_t index, bool join);
+  void park(uint32_t m);
+  void unpark(uint32_t m);
+  bool any_running() const;
+  double kept_tokens() const;
+  void refresh_split();
+  void schedule_target();
+  void on_target();
+  void log_summary() const;
+  core::SimTime now() const { return ctx_->sim.now(); }
+
+  DecoupledDilocoConfig config_;
+  RunContext* ctx_ = nullptr;
+  ChipTimeLedger ledger_;
+  OutageTracker outages_;
+  DecoupledDilocoSyncer::Learners learners_;
+  std::unique_ptr<DecoupledDilocoSyncer> syncer_;
+  core::HandlerId h_window_ = 0, h_target_ = 0;
+  core::EventId target_event_;
+  bool done_ = false;
+  std::optional<core::SimTime> target_at_;
+};
+
+}  // namespace goodsim::models::policy

@@ -1,0 +1,78 @@
+#include "models/policy/decoupled_diloco_history.h"
+
+#include <algorithm>
+
+#include "sim/core/check.h"
+
+namespace goodsim::models::policy {
+
+uint64_t steps_reached(const StepClock& clock, core::SimTime t) {
+  const uint64_t s = clock.steps(t);
+  if (!clock.running()) return s;
+  // time_of_step rounds up to whole nanoseconds; converting that time back
+  // may fall a hair short of the step. The predicted time is authoritative.
+  const auto next = clock.time_of_step(t, s + 1);
+  return next && *next <= t ? s + 1 : s;
+}
+
+void DecoupledDilocoHistory::record(core::SimTime now, const ElasticGroup& group) {
+  Segment seg;
+  seg.start = now;
+  seg.clock = group.clock();
+  const bool running = group.mode() == ElasticGroup::Mode::kRunning && seg.clock.running();
+  seg.rate = running ? group.active_slices() * tokens_per_slice_step_ : 0.0;
+  seg.steps = steps_reached(seg.clock, now);
+  seg.tokens = group.tokens(now) +
+               static_cast<double>(seg.steps - seg.clock.steps(now)) * seg.rate;
+  if (!segments_.empty()) {
+    GOODSIM_CHECK(now >= segments_.back().start);
+    // A stop may credit one step fewer than a rounding-robust count of the
+    // segment before; keep steps monotone.
+    seg.steps = std::max(seg.steps, segments_.back().steps);
+    if (segments_.back().start == now) segments_.pop_back();
+  }
+  segments_.push_back(seg);
+}
+
+size_t DecoupledDilocoHistory::by_time(core::SimTime t) const {
+  auto it = std::upper_bound(segments_.begin(), segments_.end(), t,
+                             [](core::SimTime v, const Segment& s) { return v < s.start; });
+  return it == segments_.begin() ? 0 : static_cast<size_t>(it - segments_.begin()) - 1;
+}
+
+size_t DecoupledDilocoHistory::by_step(uint64_t n) const {
+  auto it = std::upper_bound(segments_.begin(), segments_.end(), n,
+                             [](uint64_t v, const Segment& s) { return v < s.steps; });
+  return it == segments_.begin() ? 0 : static_cast<size_t>(it - segments_.begin()) - 1;
+}
+
+uint64_t DecoupledDilocoHistory::steps_at(core::SimTime t) const {
+  GOODSIM_CHECK(!segments_.empty());
+  const Segment& s = segments_[by_time(t)];
+  if (s.rate == 0 || t < s.start) return s.steps;
+  // Plain rounding suffices here: arrivals are not event times.
+  return std::max(s.steps, s.clock.steps(t));
+}
+
+double DecoupledDilocoHistory::tokens_at_step(uint64_t n) const {
+  GOODSIM_CHECK(!segments_.empty());
+  const Segment& s = segments_[by_step(n)];
+  if (n < s.steps) return s.tokens;
+  return s.tokens + static_cast<double>(n - s.steps) * s.rate;
+}
+
+std::optional<core::SimTime> DecoupledDilocoHistory::time_of_step(uint64_t n) const {
+  if (segments_.empty() || n == 0) return std::nullopt;
+  const Segment& s = segments_[by_step(n - 1)];
+  if (s.rate == 0 || s.steps >= n) return std::nullopt;
+  return s.clock.time_of_step(s.start, n);
+}
+
+void DecoupledDilocoHistory::trim(uint64_t keep_step, core::SimTime keep_time) {
+  if (segments_.size() < 2) return;
+  const size_t by_s = keep_step == 0 ? 0 : by_step(keep_step - 1);
+  const size_t first = std::min(by_s, by_time(keep_time));
+  segments_.erase(segments_.begin(), segments_.begin() + static_cast<std::ptrdiff_t>(first));
+}
+
+}  // namespace goodsim::models::policy

@@ -1,0 +1,74 @@
+// The recent past of one decoupled_diloco learner's progress.
+//
+// The syncer asks after the fact how many steps a learner had completed at a
+// time (when a merged fragment reached it), how many tokens it had at a step
+// (when it reported a fragment) and when a step completed (to measure
+// lateness) - without one event per inner step. Between two changes of the
+// learner's ElasticGroup (mode or pace) progress is an analytic function of
+// time, so a segment holds a copy of the group's StepClock (running or
+// stopped), the steps and tokens at its start, and the tokens per step while
+// it runs. The owner records a segment after every change of the group and
+// trims segments it will no longer ask about.
+//
+// Steps are the group's own inner steps (never rolled back), counted with
+// steps_reached(): a step whose predicted completion time has come counts as
+// done, so the counts agree with the times the syncer scheduled its events at.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "models/policy/elastic_group.h"
+#include "models/policy/step_clock.h"
+
+namespace goodsim::models::policy {
+
+// Whole steps `clock` has completed at `t`, consistent with
+// clock.time_of_step(): rounding never makes a step due at t count as pending.
+// REQUIRES: t is not before the clock's last start or pace change.
+uint64_t steps_reached(const StepClock& clock, core::SimTime t);
+
+class DecoupledDilocoHistory {
+ public:
+  explicit DecoupledDilocoHistory(double tokens_per_slice_step)
+      : tokens_per_slice_step_(tokens_per_slice_step) {}
+
+  // Appends the group's state from `now` on (replacing a segment that
+  // started at `now`). REQUIRES: now >= the last recorded start.
+  void record(core::SimTime now, const ElasticGroup& group);
+
+  // Steps completed at time t (StepClock::steps rounding: used for arrival
+  // times, which are not event times). REQUIRES: a segment starts at or
+  // before t, and t is not after the run's now.
+  uint64_t steps_at(core::SimTime t) const;
+  // Tokens the group had once it completed step n (tokens of trimmed history
+  // are those of the oldest segment kept). REQUIRES: n <= steps now.
+  double tokens_at_step(uint64_t n) const;
+  // When step n completed (past) or will complete at the current pace
+  // (future, last segment); nullopt if it lies outside the recorded running
+  // segments.
+  std::optional<core::SimTime> time_of_step(uint64_t n) const;
+  // Forgets segments no query about steps >= keep_step or times >= keep_time
+  // needs.
+  void trim(uint64_t keep_step, core::SimTime keep_time);
+  size_t size() const { return segments_.size(); }
+
+ private:
+  struct Segment {
+    core::SimTime start;
+    StepClock clock;         // a copy: predicts the steps of this segment
+    uint64_t steps = 0;      // completed at start
+    double tokens = 0;       // at start
+    double rate = 0;         // tokens per step while the segment runs
+  };
+  // Index of the last segment with start <= t (0 if none).
+  size_t by_time(core::SimTime t) const;
+  // Index of the last segment with steps <= n (0 if none).
+  size_t by_step(uint64_t n) const;
+
+  double tokens_per_slice_step_;
+  std::vector<Segment> segments_;
+};
+
+}  // namespace goodsim::models::policy

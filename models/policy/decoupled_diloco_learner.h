@@ -1,0 +1,126 @@
+// One learner of decoupled_diloco: an ElasticGroup over a contiguous slice
+// range, its recent history (for the syncer's after-the-fact questions), and
+// its place in the fragment schedule.
+//
+// Steps. The group counts its own inner steps ("own" steps, never rolled
+// back). The schedule runs on "schedule" steps: sched = own + offset. The
+// offset is set when the learner (re)joins, to adopt the clock of the peer it
+// pulled its state from (or the syncer's), and grows when the learner falls
+// behind the syncer's clock (a jump: a slower learner follows the syncer's
+// schedule). Schedule steps jumped over map to the own step of the jump (the
+// reports due then are made at the jump).
+//
+// States (the owner's view, on top of the group's mode):
+//   kLive       trains or pauses inside its pool (group kRunning or
+//               kReconfiguring); receives broadcasts;
+//   kDown       below min_slices (group kDown); its unsynced work was lost;
+//   kRejoining  slices are back; pulling state from a peer (group
+//               kReconfiguring, charged reconfigure) until rejoin_until;
+//   kParked     a scavenged learner outside its windows (group held, chips
+//               charged idle by the owner).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/policy/decoupled_diloco_history.h"
+#include "models/policy/elastic_group.h"
+
+namespace goodsim::models::policy {
+
+// Largest schedule step c <= s with c mod H == t and c >= 1; 0 if none.
+int64_t latest_report(int64_t s, uint64_t t, uint64_t h);
+// Smallest schedule step c > after with c mod H == t and c >= 1.
+int64_t next_report(int64_t after, uint64_t t, uint64_t h);
+
+class DecoupledDilocoLearner {
+ public:
+  enum class State : uint8_t { kLive, kDown, kRejoining, kParked };
+
+  // REQUIRES: first < end <= slices. The group calls `listener` on changes.
+  DecoupledDilocoLearner(RunContext& ctx, uint32_t index, cluster::SliceId first,
+                         cluster::SliceId end, const ElasticSpec& spec,
+                         double tokens_per_slice_step, ElasticGroup::Listener listener);
+
+  ElasticGroup& group() { return *group_; }
+  const ElasticGroup& group() const { return *group_; }
+  const DecoupledDilocoHistory& history() const { return history_; }
+  uint32_t index() const { return index_; }
+  cluster::SiteId site() const { return site_; }
+  double tokens_per_slice_step() const { return tokens_per_slice_step_; }
+
+  State state() const { return state_; }
+  void set_state(State s) { state_ = s; }
+  bool running() const {
+    return state_ == State::kLive && group_->mode() == ElasticGroup::Mode::kRunning;
+  }
+  // Live learners receive broadcasts and may lend their state.
+  bool live() const { return state_ == State::kLive; }
+
+  // Own steps completed now (rounding-robust, see steps_reached()); cached
+  // until the time moves or record() notes a change.
+  uint64_t own_now() const;
+  int64_t sched_now() const { return sched_of(own_now()); }
+  // Schedule step reached at own step `own`.
+  int64_t sched_of(uint64_t own) const;
+  // Own step at which schedule step c was (or will be) reached; clamped to 0.
+  uint64_t own_of(int64_t c) const;
+  // Restarts the clock so that sched_now() == sched.
+  void adopt_clock(int64_t sched);
+  // Moves the clock forward by `steps` (> 0) now.
+  void jump(int64_t steps);
+
+  // Tokens when own step n completed. REQUIRES: n <= own_now().
+  double tokens_at(uint64_t n) const { return history_.tokens_at_step(n); }
+  // When own step n completed or will (at the current pace); nullopt if it
+  // is in the future and the learner is not running.
+  std::optional<core::SimTime> time_of_own(uint64_t n) const;
+  // Records the group's state now (after every change of the group).
+  void record() {
+    history_.record(ctx_.sim.now(), *group_);
+    cached_at_.reset();
+  }
+  void trim(uint64_t keep_step, core::SimTime keep_time) { history_.trim(keep_step, keep_time); }
+
+  // Tokens computed and kept (the group's minus those lost to failures).
+  double kept_tokens() const { return group_->tokens(ctx_.sim.now()) - lost_tokens_; }
+  double lost_tokens() const { return lost_tokens_; }
+  void add_lost_tokens(double t) { lost_tokens_ += t; }
+  // Group lost work already moved in the ledger.
+  ChipNanos& lost_moved() { return lost_moved_; }
+  // Own step from which unsynced progress counts (its last rejoin).
+  uint64_t sync_floor() const { return sync_floor_; }
+  void set_sync_floor(uint64_t own) { sync_floor_ = own; }
+  core::SimTime rejoin_until() const { return rejoin_until_; }
+  void set_rejoin_until(core::SimTime t) { rejoin_until_ = t; }
+  std::optional<uint32_t> peer() const { return peer_; }
+  void set_peer(std::optional<uint32_t> p) { peer_ = p; }
+
+ private:
+  RunContext& ctx_;
+  uint32_t index_;
+  cluster::SiteId site_;
+  double tokens_per_slice_step_;
+  std::unique_ptr<ElasticGroup> group_;
+  DecoupledDilocoHistory history_;
+  State state_ = State::kLive;
+  // From own step `own` on, sched = own + offset (until the next segment).
+  struct ClockSegment {
+    uint64_t own = 0;
+    int64_t offset = 0;
+  };
+  static constexpr size_t kClockSegments = 8;  // kept; older reports are long merged
+  std::vector<ClockSegment> clock_{ClockSegment{}};
+  double lost_tokens_ = 0;
+  ChipNanos lost_moved_ = 0;
+  uint64_t sync_floor_ = 0;
+  core::SimTime rejoin_until_;
+  std::optional<uint32_t> peer_;
+  mutable std::optional<core::SimTime> cached_at_;  // own_now() cache
+  mutable uint64_t cached_own_ = 0;
+};
+
+}  // namespace goodsim::models::policy

@@ -1,0 +1,241 @@
+// The syncer of decoupled_diloco: CPU-only, holds the P fragments of the
+// global model and runs one round after another for each fragment.
+//
+// Round n of fragment p (docs/decoupled_diloco.md):
+//  1. Quorum. A learner reports fragment p when its schedule step reaches
+//     c = t_p + n' H; a report with n' >= n counts for round n. The round
+//     waits until K learners have such a report. Each learner's report time
+//     is analytic (its group's time_of_step), so the round is ONE event at the
+//     K-th earliest report time, rescheduled whenever a learner changes.
+//  2. Grace (optional). The syncer waits up to
+//       G = gamma x (tau x step - time_to_quorum - sync_time)
+//     (each term an exponential moving average of observed values, G >= 0)
+//     for the other live learners' reports, and stops waiting as soon as all
+//     of them have reported.
+//  3. Merge. Every learner with a report of p not merged before contributes
+//     its latest one, late reports of earlier rounds included (they ride along
+//     but do not count toward the quorum). A contribution covers the tokens
+//     and own steps since the learner last applied a merged fragment p (its
+//     base), each step counted once: weight w = tokens x tokens / steps,
+//     staleness = steps since the base (plus the age of a base inherited from
+//     a peer on rejoin).
+//  4. Sync. The syncer pulls the fragments (gradient_bytes / P each) from the
+//     contributors' sites to its own (site 0) and broadcasts the merged
+//     fragment to every live learner: flows started together, WAN links
+//     shared (concurrent_transfer_times), a flow inside one site at
+//     job.intra_site_bps. As in streaming DiLoCo, a learner applies (alpha =
+//     0: overwrites with) the newest merged fragment p that has reached it at
+//     its own sync points, tau steps after each of its reports of p; a
+//     fragment arriving later than that waits for the next one. A quorum
+//     member reached after its sync point got the fragment late (recorded;
+//     learners never wait).
+// After the merge, round n + 1 opens. The syncer clock S is the schedule step
+// of the newest round that reached its quorum. Learners follow it: at each
+// quorum, a running learner whose
+// schedule step is below S - 1 (more than the step in flight behind) jumps
+// to S - 1, so a slower learner reports each fragment on the syncer's
+// schedule, at most about one of its steps after the fastest - late for a
+// K = 1 round, but within reach of the grace window. Report steps jumped
+// over count as reports made at the jump (with the progress made so far).
+//
+// Cost: per round O(M) work and one or two events; per learner change O(P).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "models/policy/comm_model.h"
+#include "models/policy/decoupled_diloco_config.h"
+#include "models/policy/decoupled_diloco_learner.h"
+#include "models/run_context.h"
+
+namespace goodsim::models::policy {
+
+// What one merged round did: the inputs of a loss model.
+struct RoundRecord {
+  core::SimTime time;          // merge time
+  uint32_t fragment = 0;
+  uint64_t round = 0;
+  uint32_t quorum = 0;         // merged reports of this round or later
+  uint32_t contributors = 0;   // all merged reports, late ones included
+  double tokens = 0;           // tokens merged (since each contributor's base)
+  double weight = 0;           // sum of w = tokens x tokens / steps
+  uint64_t max_staleness = 0;  // inner steps
+  double mean_staleness = 0;
+  core::Duration grace_wait;   // from quorum to merge
+  core::Duration sync_time;    // pull + slowest broadcast
+};
+
+// Summary over all merged rounds of a run.
+struct SyncerStats {
+  uint64_t rounds = 0;
+  uint64_t quorum_sum = 0;
+  uint32_t quorum_max = 0;
+  uint64_t contributions = 0;
+  uint64_t staleness_sum = 0;
+  uint64_t staleness_max = 0;
+  core::Duration grace_wait;  // total
+  uint64_t grace_rounds = 0;  // rounds that waited for more reports
+  core::Duration sync_time;   // total
+  uint64_t late = 0;          // fragments reaching a quorum member after tau steps
+  core::Duration lateness;    // total
+  core::Duration lateness_max;
+  double tokens_merged = 0;
+  uint64_t rejoins = 0;
+  uint64_t rejoin_staleness_max = 0;  // age of state inherited on rejoin, steps
+  uint64_t clock_jumps = 0;
+
+  double mean_quorum() const { return rounds ? double(quorum_sum) / double(rounds) : 0; }
+  double mean_contributors() const {
+    return rounds ? double(contributions) / double(rounds) : 0;
+  }
+  double mean_staleness() const {
+    return contributions ? double(staleness_sum) / double(contributions) : 0;
+  }
+};
+
+// An exponential moving average, primed by its first observation.
+class MovingAverage {
+ public:
+  void add(double x, double weight) {
+    value_ = primed_ ? value_ + weight * (x - value_) : x;
+    primed_ = true;
+  }
+  double value() const { return value_; }
+  bool primed() const { return primed_; }
+
+ private:
+  double value_ = 0;
+  bool primed_ = false;
+};
+
+class DecoupledDilocoSyncer {
+ public:
+  using Learners = std::vector<std::unique_ptr<DecoupledDilocoLearner>>;
+
+  // Registers its handler. `learners` must outlive the syncer.
+  DecoupledDilocoSyncer(RunContext& ctx, const DecoupledDilocoConfig& config, Learners& learners);
+
+  // Opens the first round of every fragment. Call once learners started.
+  void start();
+  // Learner m changed (mode, pace, state or clock): re-predicts its reports.
+  void on_learner_change(uint32_t m);
+  // Learner m went down: merged fragments still on their way never reach it.
+  void on_learner_down(uint32_t m);
+  // Learner m starts training again from state pulled from `peer` (nullopt:
+  // from the syncer): its schedule clock, reports and bases restart now.
+  void on_rejoin(uint32_t m, std::optional<uint32_t> peer);
+  // Resolves learner m's arrived fragments, then trims its history to what
+  // later questions need.
+  void trim(uint32_t m);
+  // Stops scheduling rounds (the run reached its target).
+  void stop();
+
+  int64_t clock() const { return clock_; }
+  const SyncerStats& stats() const { return stats_; }
+  void set_observer(std::function<void(const RoundRecord&)> f) { observer_ = std::move(f); }
+
+ private:
+  static constexpr core::SimTime kNever = core::SimTime::max();
+  static constexpr size_t kMaxArrivals = 4;  // per learner and fragment
+  enum class Phase : uint8_t { kQuorum, kGrace };
+  struct Fragment {
+    uint64_t round = 0;
+    core::SimTime opened;
+    Phase phase = Phase::kQuorum;
+    core::SimTime quorum_at;
+    core::Duration grace;          // window of the round in grace
+    core::SimTime first_ready;     // first report of the round
+    core::EventId event;
+    core::SimTime event_time = kNever;
+  };
+  // A merged fragment on its way to (or waiting at) a learner.
+  struct Arrival {
+    core::SimTime at;
+    mutable std::optional<uint64_t> own;  // the learner's own step at `at`, once known
+  };
+  // The merged version a learner works from: own step it applied it at, and
+  // the age inherited with it on a rejoin.
+  struct Base {
+    uint64_t own = 0;
+    uint64_t age = 0;
+  };
+  // What the syncer knows of learner m for fragment p.
+  struct Slot {
+    int64_t consumed = 0;    // schedule step of the last merged report
+    uint64_t base_own = 0;   // own step where it last applied a merged p
+    double base_tokens = 0;
+    uint64_t base_age = 0;   // steps of age inherited on rejoin
+    uint64_t merged_own = 0; // own step of the last merged report
+    double merged_tokens = 0;
+    std::vector<Arrival> arrivals;  // not yet applied, oldest first
+    core::SimTime ready = kNever;   // when its report for the open round was (is) made
+  };
+  // One learner's report merged in a round.
+  struct Contribution {
+    uint32_t learner = 0;
+    uint64_t own = 0;  // own step of the (latest) report
+    uint32_t pieces = 0;  // reports with progress of their own
+    bool in_quorum = false;
+    double tokens = 0;
+    double weight = 0;
+    uint64_t staleness = 0;
+  };
+
+  Slot& slot(uint32_t p, uint32_t m) { return slots_[size_t{p} * learners_.size() + m]; }
+  const Slot& slot(uint32_t p, uint32_t m) const {
+    return slots_[size_t{p} * learners_.size() + m];
+  }
+  int64_t round_step(uint32_t p, uint64_t n) const {
+    return static_cast<int64_t>(config_.offset(p) + n * config_.inner_steps);
+  }
+  bool reachable(const DecoupledDilocoLearner& l) const;
+  void update_ready(uint32_t p, uint32_t m);
+  core::SimTime kth_ready(uint32_t p) const;
+  core::SimTime all_live_ready(uint32_t p) const;
+  void reschedule(uint32_t p);
+  void schedule_at(uint32_t p, core::SimTime t);
+  void on_event(uint32_t p);
+  void on_quorum(uint32_t p);
+  core::Duration grace_window() const;
+  void merge(uint32_t p);
+  std::optional<Contribution> contribution(uint32_t p, uint32_t m);
+  // Own step at which learner m applies a fragment p that reached it at a.at.
+  uint64_t application_point(uint32_t p, uint32_t m, const Arrival& a) const;
+  // The base of m for p now, counting arrivals applied by now.
+  Base current_base(uint32_t p, uint32_t m) const;
+  void add_piece(Contribution& k, Slot& s, const DecoupledDilocoLearner& l, int64_t c);
+  // Pull and broadcast: sets the arrivals, lateness and rec.sync_time.
+  void broadcast(uint32_t p, RoundRecord& rec);
+  // Times of flows_ started together, into times_: WAN flows share links; a
+  // flow inside a site takes intra_.
+  void transfer_times();
+  void observe_quorum(uint32_t p);
+  void jump_lagging();
+  void record(const RoundRecord& rec);
+  core::SimTime now() const { return ctx_.sim.now(); }
+
+  RunContext& ctx_;
+  const DecoupledDilocoConfig& config_;
+  Learners& learners_;
+  core::HandlerId handler_ = 0;
+  std::vector<Fragment> fragments_;
+  std::vector<Slot> slots_;
+  int64_t clock_ = 0;
+  double fragment_bytes_ = 0;
+  MovingAverage step_, to_quorum_, sync_;
+  SyncerStats stats_;
+  std::function<void(const RoundRecord&)> observer_;
+  mutable std::vector<core::SimTime> scratch_;  // kth_ready's work space
+  std::vector<Contribution> merged_;  // of the round being merged
+  std::vector<Flow> flows_;           // broadcast()'s work space
+  std::vector<std::optional<core::Duration>> times_;
+  std::vector<uint32_t> receivers_;
+  core::Duration intra_;              // a fragment moved inside a site
+  bool stopped_ = false;
+};
+
+}  // namespace goodsim::models::policy

@@ -1,0 +1,31 @@
+#include "sim/cli/sweep/metrics.h"
+
+namespace goodsim::cli::sweep {
+
+MetricValues metric_values(const output::PolicyResult& p) {
+  return {p.goodput,
+          p.uptime,
+          p.downtime_s,
+          static_cast<double>(p.outages),
+          p.longest_outage_s,
+          static_cast<double>(p.failures),
+          p.tokens,
+          static_cast<double>(p.steps),
+          p.final_loss,
+          p.time_to_target_s};
+}
+
+std::optional<size_t> metric_index(std::string_view name) {
+  for (size_t i = 0; i < kMetrics.size(); ++i) {
+    if (kMetrics[i].name == name) return i;
+  }
+  return std::nullopt;
+}
+
+std::string metric_names() {
+  std::string out;
+  for (const MetricInfo& m : kMetrics) out += (out.empty() ? "" : ", ") + std::string(m.name);
+  return out;
+}
+
+}  // namespace goodsim::cli::sweep

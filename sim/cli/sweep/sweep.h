@@ -1,0 +1,25 @@
+// goodsim sweep: a scenario over a grid of parameter values x seeds, every
+// policy in each run, with summary statistics and paired policy differences.
+// Files (all in DIR, see docs/sweep.md):
+//   sweep.json   the sweep's definition, written before the first run
+//   results.csv  one row per (grid point, seed, policy); appended while running,
+//                rewritten atomically in canonical order at the end
+//   summary.csv  per (grid point, policy, metric): n, mean, sd, 95% CI
+//   paired.csv   per (grid point, policy, metric): paired difference to the
+//                scenario's first policy, with its 95% CI
+#pragma once
+
+#include <iosfwd>
+
+#include "sim/cli/sweep/progress.h"
+#include "sim/cli/sweep/sweep_plan.h"
+
+namespace goodsim::cli::sweep {
+
+// Runs the sweep. Bad input (ScenarioError) is thrown before any run starts
+// and before anything is written. Returns 0. `progress` overrides the mode
+// chosen from stderr (tests, benchmarks); --quiet turns it off.
+int sweep_command(const SweepOptions& options, std::ostream& out, std::ostream& err,
+                  std::optional<Progress::Mode> progress = std::nullopt);
+
+}  // namespace goodsim::cli::sweep

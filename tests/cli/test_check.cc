@@ -1,0 +1,130 @@
+// goodsim check: baselines, verdicts and exit codes (0 ok, 1 regression,
+// 2 bad input), in process and through the goodsim binary.
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <sstream>
+
+#include "sim/cli/sweep/baseline.h"
+#include "sim/cli/sweep/check.h"
+#include "sim/scenario/error.h"
+#include "tests/cli/test_sweep_support.h"
+
+namespace goodsim::cli::sweep {
+namespace {
+
+using Json = nlohmann::json;
+
+struct CheckFixture {
+  testing::ScratchDir dir{"check"};
+  std::string scen = testing::write_json(dir / "s.json", testing::two_policy_scenario("30d"));
+  std::string baseline = dir / "ci/baseline.json";
+
+  CheckOptions options() const {
+    CheckOptions o;
+    o.scenarios = {scen};
+    o.baseline = baseline;
+    o.jobs = 2;
+    return o;
+  }
+  int check(const CheckOptions& o, std::string* text = nullptr) const {
+    std::ostringstream out;
+    const int rc = check_command(o, out);
+    if (text) *text = out.str();
+    return rc;
+  }
+  void record(size_t seeds = 4) const {
+    CheckOptions o = options();
+    o.update = true;
+    o.seeds = seeds;
+    REQUIRE(check(o) == 0);
+  }
+  void edit(const std::function<void(Json&)>& change) const {
+    Json b = Json::parse(testing::read_text(baseline));
+    change(b);
+    testing::write_json(baseline, b);
+  }
+};
+
+TEST_CASE("check: passes on its own baseline, fails one it cannot meet", "[cli][check]") {
+  CheckFixture f;
+  f.record();
+  const Baseline b = read_baseline(f.baseline);
+  CHECK(b.seeds == 4);
+  REQUIRE(b.scenarios.size() == 1);
+  CHECK(b.scenarios[0].policies.size() == 2);
+  CHECK(b.scenarios[0].policies[0].metrics.size() == 2);  // goodput, uptime
+  std::string text;
+  CHECK(f.check(f.options(), &text) == 0);
+  CHECK_THAT(text, Catch::Contains("check passed: 4 comparison(s), 4 seeds"));
+  f.edit([](Json& j) { j["scenarios"][0]["policies"][1]["goodput"]["mean"] = 0.99; });
+  CHECK(f.check(f.options(), &text) == 1);
+  CHECK_THAT(text, Catch::Contains("REGRESSED"));
+  CHECK_THAT(text, Catch::Contains("check FAILED: 1 of 4"));
+  CheckOptions loose = f.options();
+  loose.tolerances = {"goodput=0.5"};
+  CHECK(f.check(loose) == 0);
+  f.edit([](Json& j) { j["scenarios"][0]["policies"][1]["goodput"]["tolerance"] = 0.5; });
+  CHECK(f.check(f.options()) == 0);
+}
+
+TEST_CASE("check: lower-is-better metrics regress upward", "[cli][check]") {
+  CheckFixture f;
+  CheckOptions o = f.options();
+  o.update = true;
+  o.metrics = {"downtime_s,outages"};
+  REQUIRE(f.check(o) == 0);
+  CHECK(f.check(f.options()) == 0);
+  f.edit([](Json& j) { j["scenarios"][0]["policies"][0]["downtime_s"]["mean"] = 1.0; });
+  std::string text;
+  CHECK(f.check(f.options(), &text) == 1);
+  CHECK_THAT(text, Catch::Contains("downtime_s"));
+  // --update keeps the recorded metrics and tolerances.
+  f.edit([](Json& j) { j["scenarios"][0]["policies"][0]["outages"]["tolerance"] = 3; });
+  f.record();
+  const Baseline b = read_baseline(f.baseline);
+  REQUIRE(b.scenarios[0].policies[0].metrics.size() == 2);
+  CHECK(b.scenarios[0].policies[0].metrics[1].tolerance == 3.0);
+}
+
+TEST_CASE("check: bad input is an error naming what was expected", "[cli][check]") {
+  CheckFixture f;
+  CHECK_THROWS_WITH(f.check(f.options()), Catch::Contains("no such baseline file; record one with --update"));
+  f.record();
+  CheckOptions o = f.options();
+  o.tolerances = {"goodputt=0.1"};
+  CHECK_THROWS_WITH(f.check(o), Catch::Contains("unknown metric \"goodputt\""));
+  o = f.options();
+  o.sets = {"name=other"};
+  CHECK_THROWS_WITH(f.check(o), Catch::Contains("no scenario \"other\""));
+  o = f.options();
+  o.sets = {"policies.1.name=slower"};
+  CHECK_THROWS_WITH(f.check(o), Catch::Contains("no policy \"slower\""));
+  f.edit([](Json& j) { j["scenarios"][0]["policies"][0]["godput"] = j["scenarios"][0]["policies"][0]["goodput"]; });
+  CHECK_THROWS_WITH(f.check(f.options()), Catch::Contains("did you mean \"goodput\""));
+}
+
+TEST_CASE("goodsim check and sweep exit codes through the binary", "[cli][check]") {
+  CheckFixture f;
+  const std::string log = f.dir / "log.txt";
+  const std::vector<std::string> check = {"check", f.scen, "--baseline", f.baseline, "-j", "2"};
+  CHECK(testing::run_goodsim(check, log) == 2);  // no baseline yet
+  std::vector<std::string> update = check;
+  update.insert(update.end(), {"--update", "--seeds", "3"});
+  CHECK(testing::run_goodsim(update, log) == 0);
+  CHECK(testing::run_goodsim(check, log) == 0);
+  f.edit([](Json& j) { j["scenarios"][0]["policies"][0]["uptime"]["mean"] = 0.9999; });
+  CHECK(testing::run_goodsim(check, log) == 1);
+  std::vector<std::string> loose = check;
+  loose.insert(loose.end(), {"--tolerance", "0.5"});
+  CHECK(testing::run_goodsim(loose, log) == 0);
+  loose.back() = "-3";
+  CHECK(testing::run_goodsim(loose, log) == 2);
+  CHECK(testing::run_goodsim({"sweep", f.scen, "--vary", "horizon=log:0..1:3", "--out", f.dir / "o"}, log) == 2);
+  CHECK(testing::run_goodsim({"sweep", f.scen, "--seeds", "0", "--out", f.dir / "o"}, log) == 2);
+  CHECK_FALSE(std::filesystem::exists(f.dir / "o"));
+  CHECK_THAT(testing::read_text(log), Catch::Contains("A > 0 and B > 0, got A = 0"));
+}
+
+}  // namespace
+}  // namespace goodsim::cli::sweep
