@@ -125,7 +125,7 @@ void check_learner_targets(const ChaosTimeline& timeline, uint32_t learners,
   }
 }
 
-void ChaosScript::start(RunContext& ctx, const policy::Policy& policy) {
+void ChaosScript::start(RunContext& ctx, policy::Policy& policy) {
   ctx_ = &ctx;
   policy_ = &policy;
   check_learner_targets(timeline_, policy.learner_count(), ctx.policy_name);
@@ -157,7 +157,10 @@ void ChaosScript::begin(size_t index) {
   switch (e.action) {
     case ChaosAction::kFail: fail_or_repair(index, true); break;
     case ChaosAction::kSlow: slow(index, true); break;
-    case ChaosAction::kPartition: ctx_->network.set_site_partitioned(e.target.id, true); break;
+    case ChaosAction::kPartition:
+      ctx_->network.set_site_partitioned(e.target.id, true);
+      policy_->on_network_change();
+      break;
   }
   nlohmann::json fields = {{"entry", e.path}, {"action", chaos_action_name(e.action)},
                            {"target", describe_target(index)},
@@ -175,7 +178,10 @@ void ChaosScript::end(size_t index) {
   switch (e.action) {
     case ChaosAction::kFail: fail_or_repair(index, false); break;
     case ChaosAction::kSlow: slow(index, false); break;
-    case ChaosAction::kPartition: ctx_->network.set_site_partitioned(e.target.id, false); break;
+    case ChaosAction::kPartition:
+      ctx_->network.set_site_partitioned(e.target.id, false);
+      policy_->on_network_change();
+      break;
   }
   const nlohmann::json fields = {{"entry", e.path}, {"action", chaos_action_name(e.action)},
                                  {"target", describe_target(index)}};

@@ -84,7 +84,7 @@ class ChaosScript {
   // Interns the causes, checks learner targets against `policy` (ScenarioError)
   // and schedules every action. REQUIRES: called once, at t = 0, after the
   // policy started; ctx and policy outlive the run.
-  void start(RunContext& ctx, const policy::Policy& policy);
+  void start(RunContext& ctx, policy::Policy& policy);
   // Actions begun so far.
   uint64_t actions() const { return actions_; }
 
@@ -99,7 +99,7 @@ class ChaosScript {
 
   const ChaosTimeline& timeline_;
   RunContext* ctx_ = nullptr;
-  const policy::Policy* policy_ = nullptr;
+  policy::Policy* policy_ = nullptr;
   std::vector<cluster::CauseId> causes_;                     // per event (fail)
   std::vector<std::vector<cluster::SliceId>> learner_units_;  // per event, set at begin
   std::vector<std::vector<cluster::SlowdownId>> slowdowns_;  // per event, while active

@@ -183,7 +183,11 @@ void DataParallel::on_restart_done() {
   begin_running();
 }
 
-void DataParallel::on_slowdown_change(const cluster::SlowdownChange&) {
+void DataParallel::on_network_change() { repace(); }
+
+void DataParallel::on_slowdown_change(const cluster::SlowdownChange&) { repace(); }
+
+void DataParallel::repace() {
   if (state_ != State::kRunning) return;
   ledger_.advance(now());
   clock_.set_step(now(), pace());

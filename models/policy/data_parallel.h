@@ -53,6 +53,7 @@ class DataParallel : public Policy {
   void on_cluster_change(const cluster::ClusterChange& change) override;
   void on_slowdown_change(const cluster::SlowdownChange& change) override;
   void flush_loss(core::SimTime now) override;
+  void on_network_change() override;
 
  private:
   enum class State { kRunning, kCheckpoint, kWaiting, kRestarting, kDone };
@@ -70,6 +71,7 @@ class DataParallel : public Policy {
   void handle_member_failures();
   void try_restart();
   void on_restart_done();
+  void repace();  // the step time changed: new pace from now
   void on_swap_done();
   void on_checkpoint_due();
   void on_checkpoint_written();

@@ -71,6 +71,13 @@ void ElasticDataParallel::on_slowdown_change(const cluster::SlowdownChange&) {
   group_->on_slowdown_change();
 }
 
+// A partition changes the group's WAN cost exactly like a slowdown changes
+// its compute: the group re-paces from now.
+void ElasticDataParallel::on_network_change() {
+  if (done_) return;
+  group_->on_slowdown_change();
+}
+
 // Books the group's lost partial steps, detects the fall below min_slices
 // (rolling back to the last checkpoint), and refreshes everything that
 // depends on the group's mode and pace.

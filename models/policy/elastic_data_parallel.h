@@ -47,6 +47,7 @@ class ElasticDataParallel : public Policy {
   const OutageTracker& outages() const override { return outages_; }
   void on_cluster_change(const cluster::ClusterChange& change) override;
   void on_slowdown_change(const cluster::SlowdownChange& change) override;
+  void on_network_change() override;
 
  private:
   struct Checkpoint {

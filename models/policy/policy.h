@@ -37,6 +37,9 @@ class Policy : public cluster::ClusterObserver {
   virtual uint32_t learner_count() const = 0;
   // Slices of learner k. REQUIRES: k < learner_count(); start() has run.
   virtual std::vector<cluster::SliceId> learner_slices(uint32_t k) const = 0;
+  // The WAN changed (a partition began or ended): communication costs may
+  // differ from now on.
+  virtual void on_network_change() {}
   // Reports training that became durable up to `now` to ctx.loss (if any).
   // The runner calls it before each sample; finish() reports the rest.
   virtual void flush_loss(core::SimTime now) { static_cast<void>(now); }

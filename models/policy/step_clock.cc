@@ -47,6 +47,8 @@ std::optional<core::SimTime> StepClock::time_of_step(core::SimTime now, uint64_t
   if (!running_ || n <= steps(now)) return std::nullopt;
   const double remaining = static_cast<double>(n - credited_) - carry_;
   const double ns = std::ceil(remaining * static_cast<double>(step_.ns()));
+  // A stalled group (a step of years) may never get there: saturate.
+  if (ns >= 9.2e18) return core::SimTime::max();
   return since_ + core::Duration::nanos(static_cast<int64_t>(ns));
 }
 

@@ -150,3 +150,28 @@ TEST_CASE("the daly interval beats intervals 30% shorter or longer", "[models][d
 
 }  // namespace
 }  // namespace goodsim::models
+
+namespace goodsim::models {
+namespace {
+
+TEST_CASE("data_parallel across sites stalls during a partition and resumes after it",
+          "[models][dp]") {
+  // 64 chips in two sites on a 100 Gbps link: each step adds a WAN ring
+  // all-reduce of 2 GB: each site sends 2 x 2 GB x (1 - 1/2) = 1.6e10 bits:
+  // 0.16 s. Site b is cut off for [100 s, 200 s).
+  nlohmann::json doc = testing::small_scenario("1000s", "", "", "5m");
+  doc["cluster"]["sites"] = {{{"name", "a"}}, {{"name", "b"}}};
+  doc["cluster"]["links"] = {{{"from", "a"}, {"to", "b"}, {"bandwidth", "100Gbps"}}};
+  doc["job"]["gradient_bytes"] = 2e9;
+  doc["chaos"] = {{{"at", "100s"}, {"action", "partition"}, {"site", "b"}, {"duration", "100s"}}};
+  const auto r = run_policy(testing::prepare_doc(doc), 0, 1, nullptr);
+  // 900 s of running at 1.16 s per step (the step in flight at 100 s resumes).
+  CHECK(r.steps == static_cast<uint64_t>(900 / 1.16));
+  double sync = 0;
+  for (const auto& [name, value] : r.badput) sync += name == "sync_wait" ? value : 0;
+  // The WAN share of 900 s of steps plus the 100 s stall, on 64 chips.
+  CHECK(sync == Approx(64 * (900 * 0.16 / 1.16 + 100)).epsilon(1e-6));
+}
+
+}  // namespace
+}  // namespace goodsim::models
