@@ -14,10 +14,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "bench/bench.h"
 #include "sim/cli/sweep/sweep.h"
@@ -32,7 +31,9 @@ struct Measure {
 };
 
 double cpu_seconds(const struct rusage& ru) {
-  auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+  auto s = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec);
+  };
   return s(ru.ru_utime) + s(ru.ru_stime);
 }
 
@@ -45,18 +46,21 @@ double rss_mib() {
 }
 
 nlohmann::json bench_scenario() {
-  return {{"name", "sweep-bench"},
-          {"seed", 1},
-          {"horizon", "60d"},
-          {"cluster", {{"chips", 65536}, {"chips_per_host", 4}, {"hosts_per_slice", 64},
-                       {"spare_slices", 8}}},
-          {"job", {{"params", 7e10}, {"tokens_per_step", 1.6e7}, {"step_time", "6s"}}},
-          {"failures", {{{"type", "exponential_failures"}, {"mtbf", "2y"}, {"repair_time", "2h"}}}},
-          {"policies", {{{"name", "dp"}, {"type", "data_parallel"}, {"restart_time", "10m"},
-                         {"swap_time", "2m"}},
-                        {{"name", "elastic"}, {"type", "elastic_data_parallel"},
-                         {"downscale_time", "30s"}, {"upscale_time", "30s"}}}},
-          {"outputs", {{"sample_interval", "6h"}}}};
+  return {
+      {"name", "sweep-bench"},
+      {"seed", 1},
+      {"horizon", "60d"},
+      {"cluster",
+       {{"chips", 65536}, {"chips_per_host", 4}, {"hosts_per_slice", 64}, {"spare_slices", 8}}},
+      {"job", {{"params", 7e10}, {"tokens_per_step", 1.6e7}, {"step_time", "6s"}}},
+      {"failures", {{{"type", "exponential_failures"}, {"mtbf", "2y"}, {"repair_time", "2h"}}}},
+      {"policies",
+       {{{"name", "dp"}, {"type", "data_parallel"}, {"restart_time", "10m"}, {"swap_time", "2m"}},
+        {{"name", "elastic"},
+         {"type", "elastic_data_parallel"},
+         {"downscale_time", "30s"},
+         {"upscale_time", "30s"}}}},
+      {"outputs", {{"sample_interval", "6h"}}}};
 }
 
 cli::sweep::SweepOptions options(const std::filesystem::path& scenario,
@@ -110,8 +114,8 @@ std::string read_text(const std::filesystem::path& p) {
 }  // namespace
 
 int sweep() {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    fmt::format("goodsim-bench-sweep-{}", ::getpid());
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("goodsim-bench-sweep-{}", ::getpid());
   std::filesystem::create_directories(dir);
   const std::filesystem::path scenario = dir / "scenario.json";
   std::ofstream(scenario) << bench_scenario().dump(2) << "\n";
@@ -128,17 +132,18 @@ int sweep() {
   const bool same = read_text(dir / "j1-0/results.csv") == read_text(dir / "j2-0/results.csv") &&
                     read_text(dir / "j1-0/results.csv") == read_text(dir / "j8/results.csv");
   const double speedup = best[0].seconds / best[1].seconds;
-  fmt::print("sweep: 5 x 2 grid x 10 seeds = 100 runs x 2 policies, 65536 chips, 60d\n"
-             "  1 job  {:.2f} s ({:.2f} CPU-s), peak RSS +{:.2f} MiB\n"
-             "  2 jobs {:.2f} s ({:.2f} CPU-s), peak RSS +{:.2f} MiB\n"
-             "  8 jobs {:.2f} s ({:.2f} CPU-s), peak RSS +{:.2f} MiB\n"
-             "  speed-up 2 vs 1 job {:.2f}x (target >= 1.8x); memory per concurrent run "
-             "{:.2f} MiB (measured: peak RSS, 8 jobs minus 1 job, / 7)\n"
-             "  results.csv identical for 1, 2 and 8 jobs: {}\n",
-             best[0].seconds, best[0].cpu_seconds, best[0].peak_delta_mib, best[1].seconds,
-             best[1].cpu_seconds, best[1].peak_delta_mib, wide.seconds, wide.cpu_seconds,
-             wide.peak_delta_mib, speedup,
-             std::max(0.0, wide.peak_delta_mib - best[0].peak_delta_mib) / 7, same ? "yes" : "NO");
+  fmt::print(
+      "sweep: 5 x 2 grid x 10 seeds = 100 runs x 2 policies, 65536 chips, 60d\n"
+      "  1 job  {:.2f} s ({:.2f} CPU-s), peak RSS +{:.2f} MiB\n"
+      "  2 jobs {:.2f} s ({:.2f} CPU-s), peak RSS +{:.2f} MiB\n"
+      "  8 jobs {:.2f} s ({:.2f} CPU-s), peak RSS +{:.2f} MiB\n"
+      "  speed-up 2 vs 1 job {:.2f}x (target >= 1.8x); memory per concurrent run "
+      "{:.2f} MiB (measured: peak RSS, 8 jobs minus 1 job, / 7)\n"
+      "  results.csv identical for 1, 2 and 8 jobs: {}\n",
+      best[0].seconds, best[0].cpu_seconds, best[0].peak_delta_mib, best[1].seconds,
+      best[1].cpu_seconds, best[1].peak_delta_mib, wide.seconds, wide.cpu_seconds,
+      wide.peak_delta_mib, speedup, std::max(0.0, wide.peak_delta_mib - best[0].peak_delta_mib) / 7,
+      same ? "yes" : "NO");
   std::filesystem::remove_all(dir);
   return same && speedup >= 1.8 ? 0 : 1;
 }

@@ -48,7 +48,8 @@ void add_sweep(CLI::App& app, SweepOptions& opt) {
   s->add_option("--out", opt.out_dir, "Output directory (default: out/<scenario name>-sweep)");
   s->add_option("--ci-target", opt.ci_target, "Add seeds until every policy's goodput 95% CI "
                                               "half-width is below this, per grid point");
-  s->add_option("--max-seeds", opt.max_seeds, "Seed cap for --ci-target (default max(100, --seeds))");
+  s->add_option("--max-seeds", opt.max_seeds,
+                "Seed cap for --ci-target (default max(100, --seeds))");
   s->add_flag("--resume", opt.resume, "Finish an interrupted sweep in --out (same definition)");
   s->add_flag("--quiet,-q", opt.quiet, "No progress and no table");
 }

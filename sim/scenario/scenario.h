@@ -50,8 +50,8 @@ struct JobSpec {
   double params = 0;           // model parameters
   double tokens_per_step = 0;  // global batch in tokens
   core::Duration step_time;    // given, or derived from FLOPs for the non-spare chips
-  std::optional<double> target_tokens;  // time_to_target is measured against it
-  std::optional<double> target_loss;    // or against this (needs a loss model)
+  std::optional<double> target_tokens{};  // time_to_target is measured against it
+  std::optional<double> target_loss{};    // or against this (needs a loss model)
   double gradient_bytes = 0;   // bytes of one all-reduce of gradients / parameters
   double intra_site_bps = 0;   // per-slice bandwidth for all-reduces inside a site
   double comm_overlap = 1;     // share of the intra-site all-reduce hidden by compute

@@ -1,7 +1,6 @@
 // goodsim check: baselines, verdicts and exit codes (0 ok, 1 regression,
 // 2 bad input), in process and through the goodsim binary.
 #include <catch2/catch.hpp>
-
 #include <functional>
 #include <sstream>
 
@@ -89,7 +88,8 @@ TEST_CASE("check: lower-is-better metrics regress upward", "[cli][check]") {
 
 TEST_CASE("check: bad input is an error naming what was expected", "[cli][check]") {
   CheckFixture f;
-  CHECK_THROWS_WITH(f.check(f.options()), Catch::Contains("no such baseline file; record one with --update"));
+  CHECK_THROWS_WITH(f.check(f.options()),
+                    Catch::Contains("no such baseline file; record one with --update"));
   f.record();
   CheckOptions o = f.options();
   o.tolerances = {"goodputt=0.1"};
@@ -100,7 +100,9 @@ TEST_CASE("check: bad input is an error naming what was expected", "[cli][check]
   o = f.options();
   o.sets = {"policies.1.name=slower"};
   CHECK_THROWS_WITH(f.check(o), Catch::Contains("no policy \"slower\""));
-  f.edit([](Json& j) { j["scenarios"][0]["policies"][0]["godput"] = j["scenarios"][0]["policies"][0]["goodput"]; });
+  f.edit([](Json& j) {
+    j["scenarios"][0]["policies"][0]["godput"] = j["scenarios"][0]["policies"][0]["goodput"];
+  });
   CHECK_THROWS_WITH(f.check(f.options()), Catch::Contains("did you mean \"goodput\""));
 }
 
@@ -120,7 +122,8 @@ TEST_CASE("goodsim check and sweep exit codes through the binary", "[cli][check]
   CHECK(testing::run_goodsim(loose, log) == 0);
   loose.back() = "-3";
   CHECK(testing::run_goodsim(loose, log) == 2);
-  CHECK(testing::run_goodsim({"sweep", f.scen, "--vary", "horizon=log:0..1:3", "--out", f.dir / "o"}, log) == 2);
+  CHECK(testing::run_goodsim(
+            {"sweep", f.scen, "--vary", "horizon=log:0..1:3", "--out", f.dir / "o"}, log) == 2);
   CHECK(testing::run_goodsim({"sweep", f.scen, "--seeds", "0", "--out", f.dir / "o"}, log) == 2);
   CHECK_FALSE(std::filesystem::exists(f.dir / "o"));
   CHECK_THAT(testing::read_text(log), Catch::Contains("A > 0 and B > 0, got A = 0"));

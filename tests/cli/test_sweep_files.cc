@@ -1,6 +1,5 @@
 // CSV fields and numbers, and reading a results file back (resume).
 #include <catch2/catch.hpp>
-
 #include <fstream>
 
 #include "sim/cli/sweep/csv.h"
@@ -54,7 +53,8 @@ TEST_CASE("results file: rows round-trip; partial last line dropped", "[cli][swe
   testing::ScratchDir dir("results-file");
   const SweepTable t = small_table();
   const std::string path = dir / "results.csv";
-  std::string text = results_header(t) + format_row(t, row(1, 3, 1, 0.8)) + format_row(t, row(0, 1, 0, 1.0 / 3));
+  std::string text =
+      results_header(t) + format_row(t, row(1, 3, 1, 0.8)) + format_row(t, row(0, 1, 0, 1.0 / 3));
   std::ofstream(path, std::ios::binary) << text << "0,1m,2,fast,data_par";
   const LoadedResults loaded = load_results(path, t, 1, 5);
   REQUIRE(loaded.rows.size() == 2);
@@ -85,8 +85,10 @@ TEST_CASE("results file: rows of another sweep are rejected", "[cli][sweep]") {
   };
   const std::string good = format_row(t, row(0, 1, 0, 0.5));
   CHECK_THAT(load_error("point,x\n"), Catch::Contains("header differs"));
-  CHECK_THAT(load_error(results_header(t) + "7" + good.substr(1)), Catch::Contains("point: expected 0 to 1"));
-  CHECK_THAT(load_error(results_header(t) + format_row(t, row(0, 9, 0, 0.5))), Catch::Contains("seed: expected 1 to 5"));
+  CHECK_THAT(load_error(results_header(t) + "7" + good.substr(1)),
+             Catch::Contains("point: expected 0 to 1"));
+  CHECK_THAT(load_error(results_header(t) + format_row(t, row(0, 9, 0, 0.5))),
+             Catch::Contains("seed: expected 1 to 5"));
   std::string wrong_value = good;
   wrong_value.replace(wrong_value.find("1m"), 2, "9m");
   CHECK_THAT(load_error(results_header(t) + wrong_value), Catch::Contains("grid point 0 has 1m"));

@@ -94,9 +94,9 @@ TEST_CASE("grid: repeated paths, a seed axis and unknown paths are rejected", "[
   CHECK_THROWS_WITH(Grid({parse_vary("a=1,2"), parse_vary("a=3")}),
                     Catch::Contains("varied twice"));
   CHECK_THROWS_WITH(Grid({parse_vary("seed=1,2")}), Catch::Contains("--seeds"));
-  CHECK_THROWS_WITH(Grid({parse_vary("a=lin:1..100:100"), parse_vary("b=lin:1..100:100"),
-                          parse_vary("c=1,2")}),
-                    Catch::Contains("more than 10000 points"));
+  CHECK_THROWS_WITH(
+      Grid({parse_vary("a=lin:1..100:100"), parse_vary("b=lin:1..100:100"), parse_vary("c=1,2")}),
+      Catch::Contains("more than 10000 points"));
   const Grid g({parse_vary("cluster.nope.x=1,2")});
   Json doc = {{"cluster", {{"chips", 4}}}};
   CHECK_THROWS_WITH(g.apply(0, doc), Catch::StartsWith("--vary: cluster.nope"));

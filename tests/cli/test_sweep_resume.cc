@@ -2,7 +2,6 @@
 // is killed once some rows exist, a torn last line is added, and --resume
 // must finish with exactly the files of an uninterrupted sweep.
 #include <catch2/catch.hpp>
-
 #include <chrono>
 #include <sstream>
 #include <thread>
@@ -19,12 +18,14 @@ TEST_CASE("sweep: --resume after SIGKILL gives exactly the uninterrupted rows", 
   const std::string scen =
       testing::write_json(dir / "s.json", testing::two_policy_scenario("120d", 1024));
   const std::string out = dir / "killed";
-  std::vector<std::string> args = {"sweep", scen, "--vary", "policies.0.restart_time=2m,10m",
-                                   "--seeds", "6", "--out", out, "-q", "-j", "1"};
+  std::vector<std::string> args = {"sweep",   scen, "--vary", "policies.0.restart_time=2m,10m",
+                                   "--seeds", "6",  "--out",  out,
+                                   "-q",      "-j", "1"};
   const pid_t pid = testing::spawn_goodsim(args, dir / "log.txt");
   REQUIRE(pid > 0);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (testing::count_lines(out + "/results.csv") < 4 && std::chrono::steady_clock::now() < deadline) {
+  while (testing::count_lines(out + "/results.csv") < 4 &&
+         std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ::kill(pid, SIGKILL);
@@ -50,7 +51,8 @@ TEST_CASE("sweep: --resume after SIGKILL gives exactly the uninterrupted rows", 
   REQUIRE(sweep_command(o, sink, sink, Progress::Mode::kOff) == 0);
   for (const char* f : {"results.csv", "summary.csv", "paired.csv"}) {
     INFO(f);
-    CHECK(testing::read_text(out + "/" + f) == testing::read_text(dir / ("straight/" + std::string(f))));
+    CHECK(testing::read_text(out + "/" + f) ==
+          testing::read_text(dir / ("straight/" + std::string(f))));
   }
   CHECK(testing::count_lines(out + "/results.csv") == 25);
 }

@@ -1,7 +1,6 @@
 // goodsim sweep end to end, in process: results independent of --jobs,
 // adaptive replication, and bad input failing before anything is written.
 #include <catch2/catch.hpp>
-
 #include <sstream>
 
 #include "sim/cli/sweep/csv.h"
@@ -45,7 +44,8 @@ TEST_CASE("sweep: files are byte-identical with 1 and 2 jobs", "[cli][sweep]") {
   CHECK(testing::count_lines(dir / "j1/summary.csv") == 1 + 4 * 2 * kMetricCount);
   CHECK(testing::count_lines(dir / "j1/paired.csv") == 1 + 4 * 1 * kMetricCount);
   const std::string results = testing::read_text(dir / "j1/results.csv");
-  CHECK(results.rfind("point,policies.0.restart_time,cluster.chips,seed,policy,type,goodput,", 0) == 0);
+  CHECK(results.rfind("point,policies.0.restart_time,cluster.chips,seed,policy,type,goodput,", 0) ==
+        0);
   CHECK(results.find("\n0,1m,128,1,fast,data_parallel,") != std::string::npos);
   CHECK(results.find("\n3,10m,256,5,slow,data_parallel,") != std::string::npos);
 }
@@ -81,7 +81,8 @@ TEST_CASE("sweep: bad input fails before anything is written", "[cli][sweep]") {
   const std::string scen = testing::write_json(dir / "s.json", testing::two_policy_scenario("30d"));
   SweepOptions o = options(scen, dir / "out", 1);
   o.vary = {"cluster.chips=128,100"};  // 100 chips is not a whole number of 16-chip slices
-  CHECK_THROWS_WITH(sweep(o), Catch::Contains("grid point 1 (cluster.chips=100) is not a valid scenario"));
+  CHECK_THROWS_WITH(sweep(o),
+                    Catch::Contains("grid point 1 (cluster.chips=100) is not a valid scenario"));
   o.vary = {"cluster.chips=lin:1..3"};
   CHECK_THROWS_WITH(sweep(o), Catch::Contains("expected lin:A..B:N"));
   o.vary = {"policies.0.restart_tme=1m,2m"};

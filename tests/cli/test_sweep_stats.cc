@@ -1,7 +1,6 @@
 // Sweep statistics: t quantiles, estimates, paired differences, adaptive
 // replication, and the regression rule of goodsim check.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "sim/cli/sweep/compare.h"
@@ -49,17 +48,18 @@ TEST_CASE("replication: fixed, or grow toward the CI target up to max_seeds", "[
   CHECK(fixed.next_count(5, {Estimate{5, 0.8, 0.1, 0.1}}) == 5);
   const Replication r = make_replication(7, 4, 0.01, 20);
   CHECK(r.seed(0) == 7);
-  CHECK(r.next_count(4, {Estimate{4, 0.8, 0.001, 0.005}}) == 4);            // met
-  CHECK(r.next_count(4, {Estimate{4, 0.8, 0.01, 0.012}}) == 6);             // ceil(4 * 1.44)
+  CHECK(r.next_count(4, {Estimate{4, 0.8, 0.001, 0.005}}) == 4);  // met
+  CHECK(r.next_count(4, {Estimate{4, 0.8, 0.01, 0.012}}) == 6);   // ceil(4 * 1.44)
   CHECK(r.next_count(4, {Estimate{4, 0.8, 0.1, 0.005}, {4, 0.8, 0.1, 0.1}}) == 8);  // doubling cap
-  CHECK(r.next_count(16, {Estimate{16, 0.8, 0.1, 0.1}}) == 20);             // max_seeds cap
+  CHECK(r.next_count(16, {Estimate{16, 0.8, 0.1, 0.1}}) == 20);                     // max_seeds cap
   CHECK(r.next_count(20, {Estimate{20, 0.8, 0.1, 0.1}}) == 20);
   CHECK(make_replication(1, 4, 0.01, std::nullopt).max_seeds == 100);
 }
 
 TEST_CASE("replication: bad options are rejected", "[cli][sweep]") {
   CHECK_THROWS_WITH(make_replication(1, 0, std::nullopt, std::nullopt), Catch::Contains("--seeds"));
-  CHECK_THROWS_WITH(make_replication(1, 5, std::nullopt, 10), Catch::Contains("only applies with --ci-target"));
+  CHECK_THROWS_WITH(make_replication(1, 5, std::nullopt, 10),
+                    Catch::Contains("only applies with --ci-target"));
   CHECK_THROWS_WITH(make_replication(1, 5, 0.0, 10), Catch::Contains("half-width > 0"));
   CHECK_THROWS_WITH(make_replication(1, 1, 0.01, 10), Catch::Contains("at least 2"));
   CHECK_THROWS_WITH(make_replication(1, 5, 0.01, 3), Catch::Contains("expected 5 (--seeds)"));
@@ -82,7 +82,8 @@ TEST_CASE("check rule: direction-aware, 3 SE or floor, absolute tolerance", "[cl
   CHECK(verdict(0.80 - 0.07, Better::kHigher, 0.06) == K::kRegressed);
   // No spread at all: the 0.1% floor applies.
   const BaselineMetric exact{kGoodput, 0.80, 0.0, 5, std::nullopt, {}};
-  const Verdict tiny = compare_metric(exact, Estimate{5, 0.7995, 0, 0}, Better::kHigher, std::nullopt);
+  const Verdict tiny =
+      compare_metric(exact, Estimate{5, 0.7995, 0, 0}, Better::kHigher, std::nullopt);
   CHECK(tiny.kind == K::kOk);
   CHECK(tiny.rule == "floor");
   CHECK(compare_metric(exact, Estimate{5, 0.799, 0, 0}, Better::kHigher, std::nullopt).failed());

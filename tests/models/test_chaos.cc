@@ -96,8 +96,8 @@ ChaosRun run_chaos(const json& doc, std::unique_ptr<policy::Policy> policy,
   script.start(ctx, *policy);
   const core::HandlerId probe = sim.add_handler("probe", [&](const core::Event&) {
     std::vector<std::string> slow;
-    for (cluster::SliceId s = 0; s < 4; ++s) {
-      slow.push_back(fmt::format("{}", state.slowdown().slice_slowdown(s)));
+    for (cluster::SliceId slice = 0; slice < 4; ++slice) {
+      slow.push_back(fmt::format("{}", state.slowdown().slice_slowdown(slice)));
     }
     out.probes.push_back(fmt::format("t={} wan={} slow={}", sim.now().seconds_f() / 3600,
                                      network.transfer_time(0, 1, 1e9) ? "up" : "cut",

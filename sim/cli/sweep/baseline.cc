@@ -3,9 +3,8 @@
 #include <fmt/format.h>
 
 #include <memory>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "sim/cli/sweep/metrics.h"
 #include "sim/core/version.h"
@@ -29,7 +28,8 @@ std::vector<double> read_values(ObjectReader& r, size_t n) {
                                  scenario::describe_value(v)));
   }
   for (const nlohmann::json& x : v) {
-    if (!x.is_number()) r.fail("values", fmt::format("expected numbers, got {}", scenario::describe_value(x)));
+    if (!x.is_number())
+      r.fail("values", fmt::format("expected numbers, got {}", scenario::describe_value(x)));
     out.push_back(x.get<double>());
   }
   return out;
@@ -56,7 +56,8 @@ BaselinePolicy read_policy(ObjectReader& r) {
 }
 
 BaselineScenario read_scenario(ObjectReader& r) {
-  BaselineScenario s{r.string("name", "scenario name"), r.string("file", "", "scenario file"), {}, {}};
+  BaselineScenario s{
+      r.string("name", "scenario name"), r.string("file", "", "scenario file"), {}, {}};
   if (auto seed = r.optional_count("first_seed", "first seed of the recorded runs")) {
     s.first_seed = static_cast<uint64_t>(*seed);
   }
@@ -97,7 +98,8 @@ Baseline read_baseline(const std::string& path) {
   const nlohmann::json doc = scenario::load_json_file(path);
   ObjectReader r(doc, "", std::make_shared<const std::string>(path));
   const std::string format = r.string("format", "file format");
-  if (format != kFormat) r.fail("format", fmt::format("expected \"{}\", got \"{}\"", kFormat, format));
+  if (format != kFormat)
+    r.fail("format", fmt::format("expected \"{}\", got \"{}\"", kFormat, format));
   Baseline b;
   b.version = r.string("version", "", "goodsim version that recorded it");
   b.seeds = static_cast<size_t>(r.count("seeds", 5, "seeds per scenario", 1, 1'000'000));
@@ -118,7 +120,8 @@ std::string baseline_text(const Baseline& b) {
     nlohmann::ordered_json policies = nlohmann::ordered_json::array();
     for (const BaselinePolicy& p : s.policies) {
       nlohmann::ordered_json pj = {{"name", p.name}};
-      for (const BaselineMetric& m : p.metrics) pj[std::string(kMetrics[m.metric].name)] = metric_json(m);
+      for (const BaselineMetric& m : p.metrics)
+        pj[std::string(kMetrics[m.metric].name)] = metric_json(m);
       policies.push_back(std::move(pj));
     }
     nlohmann::ordered_json sj = {{"name", s.name}, {"file", s.file}};

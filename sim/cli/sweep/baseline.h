@@ -36,7 +36,7 @@ namespace goodsim::cli::sweep {
 struct BaselineMetric {
   size_t metric = 0;  // index into kMetrics
   double mean = 0;
-  double sd = 0;      // sample sd; 0 when n == 1
+  double sd = 0;  // sample sd; 0 when n == 1
   size_t n = 0;
   std::optional<double> tolerance;
   std::vector<double> values;  // per seed, in seed order; empty or n values

@@ -38,8 +38,8 @@ struct Tolerances {
 size_t metric_or_fail(std::string_view name, const char* option) {
   const auto m = metric_index(name);
   if (!m) {
-    throw ScenarioError(option, "", fmt::format("unknown metric \"{}\"; expected one of {}", name,
-                                                metric_names()));
+    throw ScenarioError(
+        option, "", fmt::format("unknown metric \"{}\"; expected one of {}", name, metric_names()));
   }
   return *m;
 }
@@ -51,10 +51,13 @@ Tolerances parse_tolerances(const std::vector<std::string>& args) {
     const std::string text = eq == std::string::npos ? a : a.substr(eq + 1);
     const auto v = parse_number(text);
     if (!v || *v < 0) {
-      throw ScenarioError("--tolerance", "", fmt::format("expected X or METRIC=X with X >= 0, got \"{}\"", a));
+      throw ScenarioError("--tolerance", "",
+                          fmt::format("expected X or METRIC=X with X >= 0, got \"{}\"", a));
     }
-    if (eq == std::string::npos) t.all = v;
-    else t.per[metric_or_fail(a.substr(0, eq), "--tolerance")] = v;
+    if (eq == std::string::npos)
+      t.all = v;
+    else
+      t.per[metric_or_fail(a.substr(0, eq), "--tolerance")] = v;
   }
   return t;
 }
@@ -85,8 +88,10 @@ std::vector<CheckedScenario> prepare_all(const CheckOptions& o, const models::Re
     const ScenarioSource src = load_scenario(f, o.sets, std::nullopt);
     models::PreparedScenario p = models::prepare(src.doc, src.label, registry);
     if (!names.insert(p.scenario.name).second) {
-      throw ScenarioError(f, "name", fmt::format("another scenario is also named \"{}\"; the "
-                                                 "baseline keys scenarios by name", p.scenario.name));
+      throw ScenarioError(f, "name",
+                          fmt::format("another scenario is also named \"{}\"; the "
+                                      "baseline keys scenarios by name",
+                                      p.scenario.name));
     }
     const size_t policies = p.policies.size();
     out.push_back({f, std::move(p), PointResults(policies)});
@@ -95,12 +100,14 @@ std::vector<CheckedScenario> prepare_all(const CheckOptions& o, const models::Re
 }
 
 // Every scenario and policy must match the baseline both ways.
-void check_matches(const std::vector<CheckedScenario>& all, const Baseline& b, const std::string& path) {
+void check_matches(const std::vector<CheckedScenario>& all, const Baseline& b,
+                   const std::string& path) {
   const std::string hint = "; record it with goodsim check --update";
   for (const CheckedScenario& c : all) {
     const std::string& name = c.prepared.scenario.name;
     const BaselineScenario* bs = b.find(name);
-    if (bs == nullptr) throw ScenarioError(path, "", fmt::format("no scenario \"{}\" ({}){}", name, c.file, hint));
+    if (bs == nullptr)
+      throw ScenarioError(path, "", fmt::format("no scenario \"{}\" ({}){}", name, c.file, hint));
     for (const models::PreparedPolicy& p : c.prepared.policies) {
       if (find_policy(*bs, p.name) == nullptr) {
         throw ScenarioError(path, name, fmt::format("no policy \"{}\"{}", p.name, hint));
@@ -110,7 +117,8 @@ void check_matches(const std::vector<CheckedScenario>& all, const Baseline& b, c
       bool found = false;
       for (const auto& p : c.prepared.policies) found = found || p.name == bp.name;
       if (!found) {
-        throw ScenarioError(path, name, fmt::format("policy \"{}\" is no longer in {}{}", bp.name, c.file, hint));
+        throw ScenarioError(
+            path, name, fmt::format("policy \"{}\" is no longer in {}{}", bp.name, c.file, hint));
       }
     }
   }
@@ -163,14 +171,16 @@ BaselineScenario record(const CheckedScenario& c, const BaselineScenario* old,
     const BaselinePolicy* prev = old ? find_policy(*old, name) : nullptr;
     std::vector<BaselineMetric> keep = prev ? prev->metrics : std::vector<BaselineMetric>{};
     std::vector<size_t> metrics = chosen;
-    if (metrics.empty()) for (const BaselineMetric& m : keep) metrics.push_back(m.metric);
+    if (metrics.empty())
+      for (const BaselineMetric& m : keep) metrics.push_back(m.metric);
     if (metrics.empty()) metrics = {kGoodput, kUptime};
     BaselinePolicy p{name, {}};
     for (size_t m : metrics) {
       const Estimate e = now_estimate(c, i, m, seeds);
       if (e.n == 0) {
-        throw ScenarioError("--metric", "", fmt::format("{} has no value in any run of {} / {}",
-                                                        kMetrics[m].name, s.name, name));
+        throw ScenarioError(
+            "--metric", "",
+            fmt::format("{} has no value in any run of {} / {}", kMetrics[m].name, s.name, name));
       }
       BaselineMetric b{m, e.mean, e.n < 2 ? 0.0 : e.sd, e.n, std::nullopt, {}};
       if (e.n == seeds) b.values = present(c.results.metric(i, m, seeds));
@@ -193,11 +203,13 @@ int update_baseline(const std::vector<CheckedScenario>& all, const std::optional
   const std::vector<size_t> chosen = parse_metrics(o.metrics);
   Table t({"scenario", "policy", "metric", "mean", "sd", "n"});
   for (const CheckedScenario& c : all) {
-    BaselineScenario s = record(c, old ? old->find(c.prepared.scenario.name) : nullptr, chosen, seeds);
+    BaselineScenario s =
+        record(c, old ? old->find(c.prepared.scenario.name) : nullptr, chosen, seeds);
     for (const BaselinePolicy& p : s.policies) {
       for (const BaselineMetric& m : p.metrics) {
-        t.add_row({s.name, p.name, std::string(kMetrics[m.metric].name), fmt::format("{:.6g}", m.mean),
-                   fmt::format("{:.3g}", m.sd), fmt::format("{}", m.n)});
+        t.add_row({s.name, p.name, std::string(kMetrics[m.metric].name),
+                   fmt::format("{:.6g}", m.mean), fmt::format("{:.3g}", m.sd),
+                   fmt::format("{}", m.n)});
       }
     }
     bool replaced = false;
@@ -212,8 +224,9 @@ int update_baseline(const std::vector<CheckedScenario>& all, const std::optional
   const std::filesystem::path path(o.baseline);
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   output::write_file_atomically(path, baseline_text(b));
-  out << t.render() << fmt::format("\nrecorded {} ({} scenario(s), {} seeds each)\n", o.baseline,
-                                   all.size(), seeds);
+  out << t.render()
+      << fmt::format("\nrecorded {} ({} scenario(s), {} seeds each)\n", o.baseline, all.size(),
+                     seeds);
   return 0;
 }
 
@@ -241,7 +254,8 @@ int compare_all(const std::vector<CheckedScenario>& all, const Baseline& b, cons
   }
   out << t.render() << "\n";
   if (failed == 0) {
-    out << fmt::format("check passed: {} comparison(s), {} seeds, baseline {}\n", rows, seeds, o.baseline);
+    out << fmt::format("check passed: {} comparison(s), {} seeds, baseline {}\n", rows, seeds,
+                       o.baseline);
     return 0;
   }
   out << fmt::format("check FAILED: {} of {} comparison(s) regressed ({} seeds, baseline {})\n",

@@ -16,14 +16,15 @@
 namespace goodsim::cli::sweep {
 
 struct CheckOptions {
-  std::vector<std::string> scenarios;    // scenario files
-  std::string baseline;                  // baseline JSON file
-  std::optional<size_t> seeds;           // default: the baseline's, else 5
-  std::vector<std::string> tolerances;   // "X" (every metric) or "metric=X", absolute
-  std::vector<std::string> metrics;      // --update: metrics to record (default: kept, else goodput,uptime)
-  std::vector<std::string> sets;         // --set k=v applied to every scenario
+  std::vector<std::string> scenarios;   // scenario files
+  std::string baseline;                 // baseline JSON file
+  std::optional<size_t> seeds;          // default: the baseline's, else 5
+  std::vector<std::string> tolerances;  // "X" (every metric) or "metric=X", absolute
+  std::vector<std::string>
+      metrics;  // --update: metrics to record (default: kept, else goodput,uptime)
+  std::vector<std::string> sets;  // --set k=v applied to every scenario
   bool update = false;
-  unsigned jobs = 0;                     // 0: the number of cores
+  unsigned jobs = 0;  // 0: the number of cores
 };
 
 int check_command(const CheckOptions& options, std::ostream& out);

@@ -48,10 +48,14 @@ Verdict compare_metric(const BaselineMetric& baseline, const Estimate& now, Bett
 
 const char* verdict_name(Verdict::Kind kind) {
   switch (kind) {
-    case Verdict::Kind::kOk: return "ok";
-    case Verdict::Kind::kImproved: return "improved";
-    case Verdict::Kind::kRegressed: return "REGRESSED";
-    case Verdict::Kind::kChanged: return "CHANGED";
+    case Verdict::Kind::kOk:
+      return "ok";
+    case Verdict::Kind::kImproved:
+      return "improved";
+    case Verdict::Kind::kRegressed:
+      return "REGRESSED";
+    case Verdict::Kind::kChanged:
+      return "CHANGED";
   }
   return "?";
 }

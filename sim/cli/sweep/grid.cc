@@ -37,8 +37,10 @@ std::vector<std::string_view> split_list(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -120,8 +122,8 @@ struct RangeSpec {
 };
 
 RangeSpec parse_range_spec(std::string_view kind, std::string_view body, const std::string& path) {
-  const std::string usage = fmt::format("expected {}:A..B:N (e.g. {}:1..100:5 or {}:1h..4h:4)",
-                                        kind, kind, kind);
+  const std::string usage =
+      fmt::format("expected {}:A..B:N (e.g. {}:1..100:5 or {}:1h..4h:4)", kind, kind, kind);
   const size_t dots = body.find("..");
   const size_t colon = body.find(':', dots == std::string_view::npos ? 0 : dots);
   if (dots == std::string_view::npos || colon == std::string_view::npos) {
@@ -131,14 +133,16 @@ RangeSpec parse_range_spec(std::string_view kind, std::string_view body, const s
   RangeSpec r;
   if (const size_t c2 = count.find(':'); c2 != std::string_view::npos) {
     if (count.substr(c2 + 1) != "int") {
-      fail(path, fmt::format("expected \":int\" after the count, got \":{}\"", count.substr(c2 + 1)));
+      fail(path,
+           fmt::format("expected \":int\" after the count, got \":{}\"", count.substr(c2 + 1)));
     }
     r.whole = true;
     count = count.substr(0, c2);
   }
   const auto a = parse_endpoint(body.substr(0, dots));
   const auto b = parse_endpoint(body.substr(dots + 2, colon - dots - 2));
-  if (!a || !b) fail(path, fmt::format("{}; A and B must be numbers, got \"{}:{}\"", usage, kind, body));
+  if (!a || !b)
+    fail(path, fmt::format("{}; A and B must be numbers, got \"{}:{}\"", usage, kind, body));
   const std::optional<double> n = parse_number(trim(count));
   if (!n || *n != std::floor(*n) || *n < 2 || *n > kMaxRangePoints) {
     fail(path, fmt::format("expected a whole number of points N from 2 to {}, got \"{}\"",
@@ -160,8 +164,9 @@ void check_range(std::string_view kind, const RangeSpec& r, const std::string& p
                            format_number(r.a.value), format_number(r.b.value)));
   }
   if (r.a.value == r.b.value) {
-    fail(path, fmt::format("A and B are both {}; give two different endpoints (or a list of one value)",
-                           format_number(r.a.value)));
+    fail(path,
+         fmt::format("A and B are both {}; give two different endpoints (or a list of one value)",
+                     format_number(r.a.value)));
   }
 }
 
@@ -200,10 +205,12 @@ Axis parse_vary(std::string_view arg) {
   const size_t eq = arg.find('=');
   if (eq == std::string_view::npos) {
     fail("", fmt::format("expected PATH=VALUES (e.g. cluster.chips=4096,8192 or "
-                         "horizon=lin:1d..7d:4), got \"{}\"", arg));
+                         "horizon=lin:1d..7d:4), got \"{}\"",
+                         arg));
   }
   Axis axis{std::string(trim(arg.substr(0, eq))), std::string(trim(arg.substr(eq + 1))), {}};
-  if (axis.path.empty()) fail("", fmt::format("expected a scenario key before '=', got \"{}\"", arg));
+  if (axis.path.empty())
+    fail("", fmt::format("expected a scenario key before '=', got \"{}\"", arg));
   if (axis.spec.empty()) fail(axis.path, "expected values after '=', got nothing");
   const std::string_view spec = axis.spec;
   if (spec.starts_with("lin:") || spec.starts_with("log:")) {
@@ -222,9 +229,11 @@ Grid::Grid(std::vector<Axis> axes) : axes_(std::move(axes)) {
   std::set<std::string> paths;
   for (const Axis& a : axes_) {
     if (a.path == "seed") {
-      fail(a.path, "the sweep chooses the seeds (see --seeds); set the first one with --set seed=N");
+      fail(a.path,
+           "the sweep chooses the seeds (see --seeds); set the first one with --set seed=N");
     }
-    if (!paths.insert(a.path).second) fail(a.path, "this key is varied twice; give one --vary per key");
+    if (!paths.insert(a.path).second)
+      fail(a.path, "this key is varied twice; give one --vary per key");
     if (a.values.empty()) fail(a.path, "expected at least one value");
     if (size_ > kMaxPoints / a.values.size()) {
       fail(a.path, fmt::format("the grid would have more than {} points", kMaxPoints));

@@ -24,18 +24,17 @@
 #pragma once
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 namespace goodsim::cli::sweep {
 
 struct Axis {
-  std::string path;                   // scenario key, as for --set
-  std::string spec;                   // VALUES as written
-  std::vector<nlohmann::json> values; // distinct, in order
+  std::string path;                    // scenario key, as for --set
+  std::string spec;                    // VALUES as written
+  std::vector<nlohmann::json> values;  // distinct, in order
 };
 
 // Parses one --vary argument. Throws ScenarioError.

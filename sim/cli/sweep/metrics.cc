@@ -3,16 +3,11 @@
 namespace goodsim::cli::sweep {
 
 MetricValues metric_values(const output::PolicyResult& p) {
-  return {p.goodput,
-          p.uptime,
-          p.downtime_s,
-          static_cast<double>(p.outages),
-          p.longest_outage_s,
-          static_cast<double>(p.failures),
-          p.tokens,
-          static_cast<double>(p.steps),
-          p.final_loss,
-          p.time_to_target_s};
+  return {p.goodput,          p.uptime,
+          p.downtime_s,       static_cast<double>(p.outages),
+          p.longest_outage_s, static_cast<double>(p.failures),
+          p.tokens,           static_cast<double>(p.steps),
+          p.final_loss,       p.time_to_target_s};
 }
 
 std::optional<size_t> metric_index(std::string_view name) {

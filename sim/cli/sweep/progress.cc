@@ -1,8 +1,7 @@
 #include "sim/cli/sweep/progress.h"
 
-#include <unistd.h>
-
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>

@@ -15,7 +15,8 @@ size_t Replication::next_count(size_t n, const std::vector<Estimate>& goodput) c
   double widest = 0;
   for (const Estimate& e : goodput) {
     // NaN (fewer than two values) counts as not yet met.
-    widest = std::isnan(e.ci95) ? std::numeric_limits<double>::infinity() : std::max(widest, e.ci95);
+    widest =
+        std::isnan(e.ci95) ? std::numeric_limits<double>::infinity() : std::max(widest, e.ci95);
   }
   if (widest < *ci_target) return n;
   const double ratio = widest / *ci_target;
@@ -29,27 +30,31 @@ Replication make_replication(uint64_t first_seed, size_t seeds, std::optional<do
                              std::optional<size_t> max_seeds) {
   constexpr size_t kLimit = 1'000'000;
   if (seeds < 1 || seeds > kLimit) {
-    throw scenario::ScenarioError("--seeds", "", fmt::format("expected 1 to {}, got {}", kLimit, seeds));
+    throw scenario::ScenarioError("--seeds", "",
+                                  fmt::format("expected 1 to {}, got {}", kLimit, seeds));
   }
   if (first_seed > std::numeric_limits<uint64_t>::max() - std::max<size_t>(kLimit, seeds)) {
     throw scenario::ScenarioError("seed", "", "the scenario's seed is too large for a sweep");
   }
   Replication r{first_seed, seeds, ci_target, seeds};
   if (!ci_target) {
-    if (max_seeds) throw scenario::ScenarioError("--max-seeds", "", "only applies with --ci-target");
+    if (max_seeds)
+      throw scenario::ScenarioError("--max-seeds", "", "only applies with --ci-target");
     return r;
   }
   if (!(*ci_target > 0) || !std::isfinite(*ci_target)) {
-    throw scenario::ScenarioError("--ci-target", "",
-                                  fmt::format("expected a goodput CI half-width > 0, got {}", *ci_target));
+    throw scenario::ScenarioError(
+        "--ci-target", "", fmt::format("expected a goodput CI half-width > 0, got {}", *ci_target));
   }
   if (seeds < 2) {
-    throw scenario::ScenarioError("--seeds", "", "--ci-target needs at least 2 initial seeds for a CI");
+    throw scenario::ScenarioError("--seeds", "",
+                                  "--ci-target needs at least 2 initial seeds for a CI");
   }
   r.max_seeds = max_seeds.value_or(std::max<size_t>(100, seeds));
   if (r.max_seeds < seeds || r.max_seeds > kLimit) {
-    throw scenario::ScenarioError("--max-seeds", "", fmt::format("expected {} (--seeds) to {}, got {}",
-                                                                 seeds, kLimit, r.max_seeds));
+    throw scenario::ScenarioError(
+        "--max-seeds", "",
+        fmt::format("expected {} (--seeds) to {}, got {}", seeds, kLimit, r.max_seeds));
   }
   return r;
 }

@@ -13,8 +13,11 @@ namespace {
 
 std::vector<std::string> estimate_fields(const Estimate& e) {
   const bool ci = e.n >= 2;
-  return {fmt::format("{}", e.n), format_number(e.mean), format_number(e.sd),
-          format_number(e.ci95), ci ? format_number(e.mean - e.ci95) : "",
+  return {fmt::format("{}", e.n),
+          format_number(e.mean),
+          format_number(e.sd),
+          format_number(e.ci95),
+          ci ? format_number(e.mean - e.ci95) : "",
           ci ? format_number(e.mean + e.ci95) : ""};
 }
 
@@ -38,6 +41,11 @@ std::string with_ci(const Estimate& e) {
   if (e.n == 0) return "-";
   if (e.n < 2) return fmt::format("{:.4f}", e.mean);
   return fmt::format("{:.4f} +- {:.4f}", e.mean, e.ci95);
+}
+
+// "+0.0123 +- 0.0040": a difference, with its sign.
+std::string signed_with_ci(const Estimate& e) {
+  return fmt::format("{}{}", e.n > 0 && e.mean >= 0 ? "+" : "", with_ci(e));
 }
 
 }  // namespace
@@ -97,7 +105,7 @@ std::string console_table(const SweepOutcome& o, size_t max_rows) {
       const Estimate d = paired_difference(base, mine);
       cells.insert(cells.end(), {point.policies[i], fmt::format("{}", o.seeds[p]),
                                  with_ci(estimate(present(mine))),
-                                 i == 0 ? "-" : (d.mean >= 0 ? "+" : "") + with_ci(d)});
+                                 i == 0 ? std::string("-") : signed_with_ci(d)});
       t.add_row(std::move(cells));
       ++rows;
     }

@@ -1,10 +1,9 @@
 #include "sim/cli/sweep/results_file.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <cerrno>
 #include <cstring>
@@ -48,7 +47,8 @@ class RowParser {
   ResultRow parse(const CsvRecord& rec) const {
     const size_t axes = table_.axis_paths.size();
     if (rec.fields.size() != axes + 5 + kMetricCount) {
-      fail(rec, fmt::format("expected {} fields, got {}", axes + 5 + kMetricCount, rec.fields.size()));
+      fail(rec,
+           fmt::format("expected {} fields, got {}", axes + 5 + kMetricCount, rec.fields.size()));
     }
     ResultRow row;
     row.point = point_of(rec);
@@ -61,10 +61,11 @@ class RowParser {
     }
     row.seed = seed_of(rec, rec.fields[1 + axes]);
     row.policy = policy_of(rec, p, rec.fields[2 + axes], rec.fields[3 + axes]);
-    for (size_t m = 0; m < kMetricCount; ++m) row.metrics[m] = metric_of(rec, m, rec.fields[4 + axes + m]);
+    for (size_t m = 0; m < kMetricCount; ++m)
+      row.metrics[m] = metric_of(rec, m, rec.fields[4 + axes + m]);
     row.fingerprint = rec.fields.back();
-    if (row.fingerprint.size() != 16 || row.fingerprint.find_first_not_of("0123456789abcdef") !=
-                                            std::string::npos) {
+    if (row.fingerprint.size() != 16 ||
+        row.fingerprint.find_first_not_of("0123456789abcdef") != std::string::npos) {
       fail(rec, fmt::format("fingerprint: expected 16 hex digits, got \"{}\"", row.fingerprint));
     }
     return row;
@@ -136,7 +137,8 @@ std::string format_row(const SweepTable& table, const ResultRow& row) {
   const SweepTable::Point& p = table.points.at(row.point);
   std::vector<std::string> f = {fmt::format("{}", row.point)};
   f.insert(f.end(), p.values.begin(), p.values.end());
-  f.insert(f.end(), {fmt::format("{}", row.seed), p.policies.at(row.policy), p.types.at(row.policy)});
+  f.insert(f.end(),
+           {fmt::format("{}", row.seed), p.policies.at(row.policy), p.types.at(row.policy)});
   for (const auto& v : row.metrics) f.push_back(format_number(v));
   f.push_back(row.fingerprint);
   return csv_join(f) + "\n";
@@ -166,10 +168,11 @@ ResultsLog::ResultsLog(const std::filesystem::path& path, size_t keep_bytes,
                        const std::string& header)
     : path_(path) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw std::runtime_error("cannot open " + path.string() + ": " + std::strerror(errno));
+  if (fd_ < 0)
+    throw std::runtime_error("cannot open " + path.string() + ": " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd_, &st) != 0 || (static_cast<size_t>(st.st_size) > keep_bytes &&
-                                  ::ftruncate(fd_, static_cast<off_t>(keep_bytes)) != 0)) {
+                                 ::ftruncate(fd_, static_cast<off_t>(keep_bytes)) != 0)) {
     const std::string why = std::strerror(errno);
     ::close(fd_);
     throw std::runtime_error("cannot prepare " + path.string() + " for appending: " + why);
@@ -191,7 +194,8 @@ void ResultsLog::write_all(const std::string& text) {
   while (done < text.size()) {
     const ssize_t n = ::write(fd_, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw std::runtime_error("cannot append to " + path_.string() + ": " + std::strerror(errno));
+    if (n <= 0)
+      throw std::runtime_error("cannot append to " + path_.string() + ": " + std::strerror(errno));
     done += static_cast<size_t>(n);
   }
 }

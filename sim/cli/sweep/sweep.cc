@@ -60,14 +60,16 @@ size_t points_short_of_target(const SweepPlan& plan, const SweepExecutor& ex) {
 void print_report(const SweepPlan& plan, const SweepExecutor& ex, double seconds, unsigned jobs,
                   std::ostream& out) {
   const Finished f(plan, ex);
-  out << fmt::format("goodsim sweep: {} grid point{}, {} runs ({} resumed) in {:.3g} s with {} job{}\n\n",
-                     plan.points.size(), plan.points.size() == 1 ? "" : "s", ex.runs_total(),
-                     ex.runs_resumed(), seconds, jobs, jobs == 1 ? "" : "s");
+  out << fmt::format(
+      "goodsim sweep: {} grid point{}, {} runs ({} resumed) in {:.3g} s with {} job{}\n\n",
+      plan.points.size(), plan.points.size() == 1 ? "" : "s", ex.runs_total(), ex.runs_resumed(),
+      seconds, jobs, jobs == 1 ? "" : "s");
   out << console_table(SweepOutcome{plan.table, f.results, f.seeds}, kConsoleRows) << "\n";
   if (const size_t short_points = points_short_of_target(plan, ex)) {
-    out << fmt::format("note: {} grid point(s) reached --max-seeds {} before the goodput CI "
-                       "half-width fell below {}\n",
-                       short_points, plan.replication.max_seeds, *plan.replication.ci_target);
+    out << fmt::format(
+        "note: {} grid point(s) reached --max-seeds {} before the goodput CI "
+        "half-width fell below {}\n",
+        short_points, plan.replication.max_seeds, *plan.replication.ci_target);
   }
   const std::string d = plan.dir.string();
   out << fmt::format("wrote {0}/results.csv, {0}/summary.csv, {0}/paired.csv\n", d);

@@ -26,8 +26,9 @@ std::vector<models::PreparedScenario> prepare_points(const Json& base, const std
       points.push_back(models::prepare(doc, label, registry));
     } catch (const ScenarioError& e) {
       if (grid.axes().empty()) throw;
-      throw ScenarioError("--vary", "", fmt::format("grid point {} ({}) is not a valid scenario: {}",
-                                                    p, grid.describe(p), e.what()));
+      throw ScenarioError("--vary", "",
+                          fmt::format("grid point {} ({}) is not a valid scenario: {}", p,
+                                      grid.describe(p), e.what()));
     }
   }
   return points;
@@ -50,7 +51,8 @@ SweepTable make_table(const Grid& grid, const std::vector<models::PreparedScenar
 Json definition_json(const Json& base, const std::string& label, const Grid& grid,
                      const Replication& r) {
   Json vary = Json::array();
-  for (const Axis& a : grid.axes()) vary.push_back({{"path", a.path}, {"spec", a.spec}, {"values", a.values}});
+  for (const Axis& a : grid.axes())
+    vary.push_back({{"path", a.path}, {"spec", a.spec}, {"values", a.values}});
   return {{"format", "goodsim-sweep/1"},
           {"version", core::kVersion},
           {"scenario_file", label},
@@ -74,11 +76,12 @@ void check_same_sweep(const Json& stored, const Json& now, const std::filesystem
     }
   }
   if (differing.empty()) return;
-  throw ScenarioError(file.string(), "",
-                      fmt::format("--resume: this directory holds a different sweep (it differs in: "
-                                  "{}); resume it with its original command line, or choose "
-                                  "another --out",
-                                  differing));
+  throw ScenarioError(
+      file.string(), "",
+      fmt::format("--resume: this directory holds a different sweep (it differs in: "
+                  "{}); resume it with its original command line, or choose "
+                  "another --out",
+                  differing));
 }
 
 }  // namespace
@@ -91,13 +94,14 @@ SweepPlan make_plan(const SweepOptions& options, const models::Registry& registr
   Grid grid(std::move(axes));
   std::vector<models::PreparedScenario> points = prepare_points(src.doc, src.label, grid, registry);
   const models::PreparedScenario& first = points.front();
-  Replication rep = make_replication(first.scenario.seed, options.seeds, options.ci_target,
-                                     options.max_seeds);
-  std::filesystem::path dir = options.out_dir ? *options.out_dir : "out/" + first.scenario.name + "-sweep";
+  Replication rep =
+      make_replication(first.scenario.seed, options.seeds, options.ci_target, options.max_seeds);
+  std::filesystem::path dir =
+      options.out_dir ? *options.out_dir : "out/" + first.scenario.name + "-sweep";
   SweepTable table = make_table(grid, points);
   Json def = definition_json(src.doc, src.label, grid, rep);
-  return SweepPlan{src.label,        std::move(grid), std::move(points), std::move(table),
-                   std::move(rep),   std::move(dir),  std::move(def)};
+  return SweepPlan{src.label,      std::move(grid), std::move(points), std::move(table),
+                   std::move(rep), std::move(dir),  std::move(def)};
 }
 
 LoadedResults inspect_dir(const SweepPlan& plan, bool resume) {
@@ -123,7 +127,8 @@ LoadedResults inspect_dir(const SweepPlan& plan, bool resume) {
 void write_definition(const SweepPlan& plan) {
   std::filesystem::create_directories(plan.dir);
   const std::filesystem::path def = plan.dir / "sweep.json";
-  if (!std::filesystem::exists(def)) output::write_file_atomically(def, plan.definition.dump(2) + "\n");
+  if (!std::filesystem::exists(def))
+    output::write_file_atomically(def, plan.definition.dump(2) + "\n");
 }
 
 }  // namespace goodsim::cli::sweep

@@ -6,11 +6,10 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "models/runner.h"
 #include "sim/cli/sweep/grid.h"
@@ -29,7 +28,7 @@ struct SweepOptions {
   std::optional<double> ci_target;     // goodput CI half-width to reach
   std::optional<size_t> max_seeds;     // cap for --ci-target (default max(100, seeds))
   bool resume = false;
-  bool quiet = false;                  // no progress, no table
+  bool quiet = false;  // no progress, no table
 };
 
 struct SweepPlan {
