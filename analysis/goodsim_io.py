@@ -68,3 +68,41 @@ def badput_fractions(summary):
         # A run that ended at its target covers less than the horizon: rescale.
         rows[p["name"]] = {k: v / total for k, v in shares.items()} if total > 0 else shares
     return pd.DataFrame(rows).T
+
+
+SWEEP_SUMMARY_COLUMNS = ("point", "policy", "type", "metric", "n", "mean", "sd", "ci95",
+                         "ci95_lo", "ci95_hi")
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "m": 60.0,
+                   "h": 3600.0, "d": 86400.0, "w": 604800.0, "y": 31536000.0}
+
+
+def load_sweep_summary(sweep_dir):
+    """summary.csv of a sweep, and the names of its varied columns."""
+    path = require_file(os.path.join(sweep_dir, "summary.csv"))
+    try:
+        frame = pd.read_csv(path, dtype={"policy": str, "metric": str})
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: not a readable CSV file: {e}") from e
+    missing = [c for c in SWEEP_SUMMARY_COLUMNS if c not in frame.columns]
+    if missing:
+        raise InputError(f"{path}: missing columns {', '.join(missing)} "
+                         "(is this a goodsim sweep directory?)")
+    columns = list(frame.columns)
+    varied = columns[columns.index("point") + 1:columns.index("policy")]
+    return frame, varied
+
+
+def numeric_value(text):
+    """A swept value as a number (durations in seconds), or None if it is not one."""
+    text = str(text).strip()
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    for unit in sorted(_DURATION_UNITS, key=len, reverse=True):
+        if text.endswith(unit):
+            try:
+                return float(text[: -len(unit)]) * _DURATION_UNITS[unit]
+            except ValueError:
+                return None
+    return None
