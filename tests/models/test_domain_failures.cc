@@ -15,7 +15,7 @@
 namespace goodsim::models::failure {
 namespace {
 
-using testing::Harness;
+using Harness = testing::InjectorHarness;
 
 // Checks after every change that the chips down are exactly those of the
 // units this test's injector holds down (no other source is running).

@@ -13,7 +13,7 @@
 namespace goodsim::models::failure {
 namespace {
 
-using testing::Harness;
+using Harness = testing::InjectorHarness;
 
 ExponentialFailuresConfig config(double mtbf_s, core::Distribution repair) {
   ExponentialFailuresConfig c;

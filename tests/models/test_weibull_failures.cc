@@ -16,7 +16,7 @@
 namespace goodsim::models::failure {
 namespace {
 
-using testing::Harness;
+using Harness = testing::InjectorHarness;
 
 WeibullFailuresConfig config(double shape, double mtbf_s, double repair_s, bool stationary) {
   WeibullFailuresConfig c;

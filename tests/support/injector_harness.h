@@ -82,9 +82,9 @@ class Recorder : public cluster::ClusterObserver {
 };
 
 // A cluster, a simulation and a RunContext for injectors to run in.
-class Harness {
+class InjectorHarness {
  public:
-  Harness(uint32_t chips_per_host, uint32_t hosts_per_slice,
+  InjectorHarness(uint32_t chips_per_host, uint32_t hosts_per_slice,
           std::vector<cluster::SiteShape> sites, uint64_t seed, bool keep_changes = false)
       : layout(chips_per_host, hosts_per_slice, std::move(sites)),
         sim(seed),
@@ -94,8 +94,8 @@ class Harness {
     state.add_observer(&recorder);
   }
   // A flat cluster of `chips` chips, one per host and per slice.
-  Harness(uint32_t chips, uint64_t seed, bool keep_changes = false)
-      : Harness(1, 1, {{"a", chips}}, seed, keep_changes) {}
+  InjectorHarness(uint32_t chips, uint64_t seed, bool keep_changes = false)
+      : InjectorHarness(1, 1, {{"a", chips}}, seed, keep_changes) {}
 
   // Starts `inj` and runs to `horizon_s`; closes the recorder's books.
   void run(models::failure::FailureInjector& inj, double horizon_s) {
