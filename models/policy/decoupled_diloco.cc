@@ -54,9 +54,13 @@ void DecoupledDiloco::start(RunContext& ctx) {
 }
 
 // Learners with windows start parked unless a window opens at t = 0; every
-// join and leave is one event.
+// join and leave is one event. Leaves are scheduled first, so a learner whose
+// window ends when its next one begins leaves, then joins again.
 void DecoupledDiloco::schedule_windows() {
   std::vector<bool> windowed(config_.learners, false), present(config_.learners, false);
+  for (size_t i = 0; i < config_.schedule.size(); ++i) {
+    ctx_->sim.schedule_in(config_.schedule[i].leave, core::kBandPolicy, h_window_, i, 0);
+  }
   for (size_t i = 0; i < config_.schedule.size(); ++i) {
     const ScavengeWindow& w = config_.schedule[i];
     windowed[w.learner] = true;
@@ -65,7 +69,6 @@ void DecoupledDiloco::schedule_windows() {
     } else {
       ctx_->sim.schedule_in(w.join, core::kBandPolicy, h_window_, i, 1);
     }
-    ctx_->sim.schedule_in(w.leave, core::kBandPolicy, h_window_, i, 0);
   }
   for (uint32_t m = 0; m < config_.learners; ++m) {
     if (windowed[m] && !present[m]) park(m);

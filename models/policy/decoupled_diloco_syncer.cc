@@ -138,7 +138,9 @@ void DecoupledDilocoSyncer::observe_quorum(uint32_t p) {
       ++paced;
     }
   }
-  to_quorum_.add((now() - f.first_ready).seconds_f(), config_.ema_weight);
+  if (f.first_ready != kNever) {
+    to_quorum_.add((now() - f.first_ready).seconds_f(), config_.ema_weight);
+  }
   if (paced > 0) step_.add(pace_sum / paced, config_.ema_weight);
 }
 
@@ -280,9 +282,18 @@ void DecoupledDilocoSyncer::broadcast(uint32_t p, RoundRecord& rec) {
     std::vector<Arrival>& arrivals = slot(p, m).arrivals;
     // Older fragments still waiting are superseded once this one applies.
     if (arrivals.size() >= kMaxArrivals) arrivals.erase(arrivals.begin());
-    arrivals.push_back({now() + pull + *times_[i], std::nullopt});
+    const Arrival a{now() + pull + *times_[i], std::nullopt};
+    arrivals.insert(std::upper_bound(arrivals.begin(), arrivals.end(), a,
+                                     [](const Arrival& x, const Arrival& y) { return x.at < y.at; }),
+                    a);
   }
   rec.sync_time = pull + slowest;
+  record_lateness(p);
+}
+
+// A quorum member is owed the merged fragment by its sync point (tau own
+// steps after its report); later is late.
+void DecoupledDilocoSyncer::record_lateness(uint32_t p) {
   for (const Contribution& k : merged_) {
     const DecoupledDilocoLearner& l = *learners_[k.learner];
     const Slot& s = slot(p, k.learner);

@@ -171,7 +171,7 @@ class DecoupledDilocoSyncer {
     uint64_t base_age = 0;   // steps of age inherited on rejoin
     uint64_t merged_own = 0; // own step of the last merged report
     double merged_tokens = 0;
-    std::vector<Arrival> arrivals;  // not yet applied, oldest first
+    std::vector<Arrival> arrivals;  // not yet applied, by arrival time
     core::SimTime ready = kNever;   // when its report for the open round was (is) made
   };
   // One learner's report merged in a round.
@@ -213,6 +213,7 @@ class DecoupledDilocoSyncer {
   // Times of flows_ started together, into times_: WAN flows share links; a
   // flow inside a site takes intra_.
   void transfer_times();
+  void record_lateness(uint32_t p);
   void observe_quorum(uint32_t p);
   void jump_lagging();
   void record(const RoundRecord& rec);

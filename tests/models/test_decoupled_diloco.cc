@@ -5,12 +5,15 @@
 // the validation of configs.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "models/policy/decoupled_diloco.h"
 #include "models/policy/diloco.h"
 #include "sim/core/rng.h"
+#include "sim/output/event_log.h"
 #include "sim/scenario/error.h"
 #include "tests/support/harness.h"
 #include "tests/support/scenarios.h"
@@ -123,6 +126,12 @@ TEST_CASE("the same run through the runner: goodput 1, no badput", "[models][dec
   for (const auto& [name, value] : r.badput) CHECK(value == 0.0);
   // Deterministic: the same seed gives the same fingerprint.
   CHECK(run_policy(prepared, 0, 1, nullptr).fingerprint == r.fingerprint);
+  // A token target of 500 global batches is reached after 500 steps.
+  doc["job"]["target_tokens"] = 500 * 1e6;
+  const output::PolicyResult t = run_policy(testing::prepare_doc(doc), 0, 1, nullptr);
+  REQUIRE(t.time_to_target_s.has_value());
+  CHECK(*t.time_to_target_s == 500.0);
+  CHECK(t.steps == 500);
 }
 
 TEST_CASE("K = M without grace syncs like synchronous DiLoCo", "[models][decoupled]") {
@@ -238,9 +247,12 @@ TEST_CASE("staleness stays within what the schedule allows", "[models][decoupled
     DecoupledDiloco d(config(4, 8, 4, 2, 1));
     h.run(d, 5000);
     CHECK(d.syncer_stats().staleness_max <= 8);
+    // Slower learners follow the syncer clock: they report every fragment
+    // too, on time or riding along into the next round.
     CHECK(d.syncer_stats().mean_contributors() == Approx(4).epsilon(0.01));
+    CHECK(d.syncer_stats().tokens_merged <= 4 * d.progress(h.sim().now()).tokens);
   }
-  SECTION("random failures, K = 1: at most H plus the age inherited on a rejoin") {
+  SECTION("random failures, K = 1: within 2H, the state pulled on a rejoin within H") {
     // 8 learners of one slice; 300 random slice outages over a day.
     Harness h(8, 4, testing::simple_job());
     core::Rng rng = core::Rng::for_stream(7, "decoupled-outages");
@@ -254,9 +266,14 @@ TEST_CASE("staleness stays within what the schedule allows", "[models][decoupled
     const SyncerStats& s = d.syncer_stats();
     INFO("max staleness " << s.staleness_max << ", rejoin age " << s.rejoin_staleness_max);
     CHECK(s.rejoins > 100);
+    // A learner applies a newer fragment at each sync point unless the
+    // learner driving a round paused; then the next one, at most about a step
+    // behind the syncer clock, reports the round within H more steps.
     CHECK(s.rejoin_staleness_max <= h_steps);
     CHECK(s.staleness_max <= 2 * h_steps);
     CHECK(d.outages().downtime() == core::Duration::zero());
+    // Each token is merged at most once per fragment.
+    CHECK(s.tokens_merged <= 24 * d.progress(h.sim().now()).tokens);
   }
 }
 
@@ -300,6 +317,47 @@ TEST_CASE("scavenging: a learner present only in its window", "[models][decouple
   CHECK(d.outages().downtime() == core::Duration::zero());
   CHECK(d.syncer_stats().rejoins == 1);
   CHECK(d.learner(3).state() == DecoupledDilocoLearner::State::kParked);
+}
+
+TEST_CASE("round records reach the observer and the event log", "[models][decoupled]") {
+  nlohmann::json doc = testing::small_scenario("200.5s", "", "", "5m", 4, 1);
+  doc["policies"] = {{{"name", "dd"}, {"type", "decoupled_diloco"}, {"inner_steps", 8},
+                      {"fragments", 4}}};
+  const auto prepared = testing::prepare_doc(doc);
+  const auto dir = std::filesystem::temp_directory_path() / "goodsim_test_decoupled_log";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "events.jsonl";
+  {
+    output::EventLog log(path);
+    run_policy(prepared, 0, 1, &log);
+    log.commit();
+  }
+  std::ifstream in(path);
+  int rounds = 0, summaries = 0;
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j["event"] == "sync_round") {
+      ++rounds;
+      CHECK(j["contributors"] == 4);
+    }
+    if (j["event"] == "syncer_summary") {
+      ++summaries;
+      CHECK(j["rounds"] == 100);
+    }
+  }
+  // Reports every 2 steps (offsets 0, 2, 4, 6 of H = 8): 100 rounds in 200 s.
+  CHECK(rounds == 100);
+  CHECK(summaries == 1);
+  std::filesystem::remove_all(dir);
+
+  Harness h(4, 4, testing::simple_job());
+  DecoupledDiloco d(config(4, 8, 4, 2, 1));
+  Rounds observed;
+  run_observed(h, d, observed, 200.5);
+  double tokens = 0;
+  for (const RoundRecord& r : observed.all) tokens += r.tokens;
+  CHECK(observed.all.size() == d.syncer_stats().rounds);
+  CHECK(tokens == Approx(d.syncer_stats().tokens_merged));
 }
 
 TEST_CASE("nonsense configs are rejected with clear messages", "[models][decoupled]") {
