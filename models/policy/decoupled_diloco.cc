@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/loss_tracker.h"
 #include "models/policy/diloco_plan.h"
 
 namespace goodsim::models::policy {
@@ -47,6 +48,10 @@ void DecoupledDiloco::start(RunContext& ctx) {
     l->record();
   }
   outages_.start(any_running(), now());
+  if (ctx.loss != nullptr) {
+    ctx.loss->start({ctx.job.params, ctx.job.tokens_per_step, config_.learners,
+                     static_cast<uint32_t>(config_.inner_steps), config_.fragments});
+  }
   syncer_->start();
   schedule_windows();
   refresh_split();
@@ -126,6 +131,7 @@ void DecoupledDiloco::follow_state(uint32_t m) {
       } else if (mode == Mode::kRunning) {
         l.set_state(State::kLive);
         syncer_->on_rejoin(m, l.peer());
+        if (ctx_->loss != nullptr) ctx_->loss->on_rejoin(m);
         ctx_->log("learner_rejoined", {{"learner", m}, {"schedule_step", l.sched_now()}});
       }
       return;
@@ -174,6 +180,7 @@ void DecoupledDiloco::book_unsynced(uint32_t m) {
 
 void DecoupledDiloco::went_down(uint32_t m) {
   learners_[m]->set_state(State::kDown);
+  leave_loss(m);
   book_unsynced(m);
   syncer_->on_learner_down(m);
   ctx_->log("learner_down", {{"learner", m}});
@@ -228,7 +235,10 @@ void DecoupledDiloco::on_window(uint64_t index, bool join) {
 void DecoupledDiloco::park(uint32_t m) {
   DecoupledDilocoLearner& l = *learners_[m];
   if (l.state() == State::kParked) return;
-  if (l.state() == State::kLive) book_unsynced(m);
+  if (l.state() == State::kLive) {
+    leave_loss(m);
+    book_unsynced(m);
+  }
   l.set_state(State::kParked);
   syncer_->on_learner_down(m);
   l.group().hold();  // calls on_group_change: books the step in flight
@@ -244,6 +254,23 @@ void DecoupledDiloco::unpark(uint32_t m) {
     l.set_state(State::kDown);
     l.group().release();  // goes kDown; calls on_group_change
   }
+}
+
+void DecoupledDiloco::leave_loss(uint32_t m) {
+  if (ctx_->loss == nullptr) return;
+  learners_[m]->report_loss_steps();
+  ctx_->loss->on_leave(m);
+}
+
+void DecoupledDiloco::flush_loss(core::SimTime) {
+  for (auto& l : learners_) l->report_loss_steps();
+}
+
+// A partition changes WAN costs and who the syncer can reach.
+void DecoupledDiloco::on_network_change() {
+  if (done_) return;
+  for (auto& l : learners_) l->group().on_slowdown_change();
+  for (uint32_t m = 0; m < learners_.size(); ++m) syncer_->on_learner_change(m);
 }
 
 bool DecoupledDiloco::any_running() const {

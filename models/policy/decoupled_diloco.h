@@ -35,6 +35,11 @@
 // running. A token target counts tokens computed and kept (not lost).
 // Events: per fragment round one (two with grace); per learner its pauses;
 // never one per inner step.
+//
+// Loss model (ctx.loss): learners' inner steps (at their mean batch) before
+// every event that involves them, each merge with its contributions, a
+// receive for every other live learner at the merge, a leave when a learner
+// goes down or is parked, a rejoin when it trains again.
 #pragma once
 
 #include <functional>
@@ -64,6 +69,8 @@ class DecoupledDiloco : public Policy {
   const OutageTracker& outages() const override { return outages_; }
   void on_cluster_change(const cluster::ClusterChange& change) override;
   void on_slowdown_change(const cluster::SlowdownChange& change) override;
+  void on_network_change() override;
+  void flush_loss(core::SimTime now) override;
 
   const DecoupledDilocoConfig& config() const { return config_; }
   // Round statistics so far. REQUIRES: start() has run.
@@ -84,6 +91,7 @@ class DecoupledDiloco : public Policy {
   void book_group_lost(uint32_t m);
   void book_unsynced(uint32_t m);
   void went_down(uint32_t m);
+  void leave_loss(uint32_t m);
   void begin_rejoin(uint32_t m);
   core::Duration state_pull(uint32_t m, std::optional<uint32_t>& peer) const;
   void on_window(uint64_t index, bool join);

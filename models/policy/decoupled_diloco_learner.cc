@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "models/loss_tracker.h"
+
 namespace goodsim::models::policy {
 namespace {
 
@@ -85,6 +87,17 @@ void DecoupledDilocoLearner::jump(int64_t steps) {
     clock_.push_back({own, offset});
   }
   if (clock_.size() > kClockSegments) clock_.erase(clock_.begin());
+}
+
+void DecoupledDilocoLearner::report_loss_steps() {
+  if (ctx_.loss == nullptr) return;
+  const uint64_t own = own_now();
+  if (own <= loss_steps_) return;
+  const double tokens = tokens_at(own);
+  const uint64_t n = own - loss_steps_;
+  ctx_.loss->on_inner_steps(index_, n, (tokens - loss_tokens_) / static_cast<double>(n));
+  loss_steps_ = own;
+  loss_tokens_ = tokens;
 }
 
 std::optional<core::SimTime> DecoupledDilocoLearner::time_of_own(uint64_t n) const {

@@ -85,6 +85,10 @@ class DecoupledDilocoLearner {
   }
   void trim(uint64_t keep_step, core::SimTime keep_time) { history_.trim(keep_step, keep_time); }
 
+  // Reports the inner steps completed since the last report to ctx.loss (no-op
+  // without a loss model), at their mean batch.
+  void report_loss_steps();
+
   // Tokens computed and kept (the group's minus those lost to failures).
   double kept_tokens() const { return group_->tokens(ctx_.sim.now()) - lost_tokens_; }
   double lost_tokens() const { return lost_tokens_; }
@@ -119,6 +123,8 @@ class DecoupledDilocoLearner {
   uint64_t sync_floor_ = 0;
   core::SimTime rejoin_until_;
   std::optional<uint32_t> peer_;
+  uint64_t loss_steps_ = 0;  // own steps and tokens reported to ctx.loss
+  double loss_tokens_ = 0;
   mutable std::optional<core::SimTime> cached_at_;  // own_now() cache
   mutable uint64_t cached_own_ = 0;
 };

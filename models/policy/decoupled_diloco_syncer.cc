@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/loss_tracker.h"
+
 namespace goodsim::models::policy {
 namespace {
 
@@ -243,11 +245,32 @@ void DecoupledDilocoSyncer::merge(uint32_t p) {
   rec.grace_wait = f.phase == Phase::kGrace ? now() - f.quorum_at : core::Duration::zero();
   broadcast(p, rec);
   record(rec);
+  feed_loss(p);
   ++f.round;
   f.opened = now();
   f.phase = Phase::kQuorum;
   for (uint32_t m = 0; m < learners_.size(); ++m) update_ready(p, m);
   reschedule(p);
+}
+
+// The loss model hears of the merge with the contributors' steps up to now;
+// contributors hold the new fragment, the other live learners receive it
+// (here, at the merge: at most about tau of their steps early).
+void DecoupledDilocoSyncer::feed_loss(uint32_t p) {
+  if (ctx_.loss == nullptr) return;
+  loss_contributions_.clear();
+  for (const Contribution& k : merged_) {
+    learners_[k.learner]->report_loss_steps();
+    loss_contributions_.push_back({k.learner, k.weight, k.tokens, k.staleness});
+  }
+  if (!loss_contributions_.empty()) ctx_.loss->on_merge(p, loss_contributions_);
+  for (uint32_t m = 0; m < learners_.size(); ++m) {
+    const bool merged = std::any_of(merged_.begin(), merged_.end(),
+                                    [m](const Contribution& k) { return k.learner == m; });
+    if (merged || !learners_[m]->live()) continue;
+    learners_[m]->report_loss_steps();
+    ctx_.loss->on_receive(m, p);
+  }
 }
 
 void DecoupledDilocoSyncer::transfer_times() {

@@ -47,6 +47,7 @@
 #include <optional>
 #include <vector>
 
+#include "models/loss/loss_model.h"
 #include "models/policy/comm_model.h"
 #include "models/policy/decoupled_diloco_config.h"
 #include "models/policy/decoupled_diloco_learner.h"
@@ -214,6 +215,7 @@ class DecoupledDilocoSyncer {
   // flow inside a site takes intra_.
   void transfer_times();
   void record_lateness(uint32_t p);
+  void feed_loss(uint32_t p);
   void observe_quorum(uint32_t p);
   void jump_lagging();
   void record(const RoundRecord& rec);
@@ -236,6 +238,7 @@ class DecoupledDilocoSyncer {
   std::vector<std::optional<core::Duration>> times_;
   std::vector<uint32_t> receivers_;
   core::Duration intra_;              // a fragment moved inside a site
+  std::vector<loss::Contribution> loss_contributions_;  // feed_loss()'s work space
   bool stopped_ = false;
 };
 

@@ -126,6 +126,15 @@ TEST_CASE("the same run through the runner: goodput 1, no badput", "[models][dec
   for (const auto& [name, value] : r.badput) CHECK(value == 0.0);
   // Deterministic: the same seed gives the same fingerprint.
   CHECK(run_policy(prepared, 0, 1, nullptr).fingerprint == r.fingerprint);
+  // With a loss model the learners' steps and the merges drive it: the loss
+  // falls as training goes on.
+  nlohmann::json with_loss = doc;
+  with_loss["loss"] = {{"type", "scaling_law"}};
+  const output::PolicyResult l = run_policy(testing::prepare_doc(with_loss), 0, 1, nullptr);
+  REQUIRE(l.final_loss.has_value());
+  REQUIRE(l.series.size() > 2);
+  REQUIRE(l.series[1].loss.has_value());
+  CHECK(*l.final_loss < *l.series[1].loss);
   // A token target of 500 global batches is reached after 500 steps.
   doc["job"]["target_tokens"] = 500 * 1e6;
   const output::PolicyResult t = run_policy(testing::prepare_doc(doc), 0, 1, nullptr);
