@@ -17,6 +17,7 @@ DecoupledDilocoSyncer::DecoupledDilocoSyncer(RunContext& ctx, const DecoupledDil
   handler_ = ctx.sim.add_handler(ctx.policy_name + ".syncer_round", [this](const core::Event& e) {
     on_event(static_cast<uint32_t>(e.a));
   });
+  trace_track_ = ctx.trace_track("syncer");
 }
 
 bool DecoupledDilocoSyncer::reachable(const DecoupledDilocoLearner& l) const {
@@ -368,6 +369,9 @@ void DecoupledDilocoSyncer::record(const RoundRecord& in) {
   st.sync_time += rec.sync_time;
   st.tokens_merged += rec.tokens;
   if (observer_) observer_(rec);
+  ctx_.trace_instant(trace_track_, "merge",
+                     {{"fragment", rec.fragment}, {"round", rec.round}, {"quorum", rec.quorum},
+                      {"contributors", rec.contributors}, {"max_staleness", rec.max_staleness}});
   if (ctx_.events != nullptr) {
     ctx_.log("sync_round", {{"fragment", rec.fragment}, {"round", rec.round},
                             {"quorum", rec.quorum}, {"contributors", rec.contributors},

@@ -222,6 +222,7 @@ class DecoupledDilocoSyncer {
   core::SimTime now() const { return ctx_.sim.now(); }
 
   RunContext& ctx_;
+  uint32_t trace_track_ = 0;  // merges on the timeline
   const DecoupledDilocoConfig& config_;
   Learners& learners_;
   core::HandlerId handler_ = 0;

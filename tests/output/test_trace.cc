@@ -80,3 +80,28 @@ TEST_CASE("trace size is bounded and the file says what was dropped", "[output][
 
 }  // namespace
 }  // namespace goodsim::output
+
+namespace goodsim::output {
+namespace {
+
+TEST_CASE("a decoupled run's trace has learner tracks and merge instants", "[output][trace]") {
+  nlohmann::json doc = testing::small_scenario("2h", "", "", "5m", 4);
+  doc["policies"] = {{{"name", "dec"}, {"type", "decoupled_diloco"}, {"learners", 2}}};
+  const auto path = std::filesystem::temp_directory_path() / "goodsim_test_trace_dec.json";
+  {
+    TraceWriter trace(path);
+    models::run_scenario(testing::prepare_doc(doc), 1, nullptr, &trace);
+    trace.commit();
+  }
+  const nlohmann::json t = read_json(path);
+  const auto tracks = names_of(t["traceEvents"], "thread_name");
+  CHECK(tracks.count("syncer") == 1);
+  CHECK(tracks.size() >= 4);  // cluster, syncer and one per learner
+  size_t merges = 0;
+  for (const auto& e : t["traceEvents"]) merges += e["ph"] == "i" && e["name"] == "merge" ? 1 : 0;
+  CHECK(merges > 10);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace goodsim::output
