@@ -1,5 +1,7 @@
 #include "models/policy/diloco.h"
 
+#include "models/loss_tracker.h"
+
 #include <algorithm>
 #include <string>
 
@@ -58,6 +60,10 @@ void Diloco::start(RunContext& ctx) {
     lr.group->start();
     lr.down = !up(lr);
     lr.dirty = true;
+  }
+  if (ctx.loss != nullptr) {
+    ctx.loss->start({ctx.job.params, ctx.job.tokens_per_step, m, config_.inner_steps,
+                     config_.fragments});
   }
   outages_.start(training(), now());
   drain();
@@ -292,6 +298,7 @@ void Diloco::finish_barrier() {
   stats_.outer_steps += fragment == 0 ? 1 : 0;
   stats_.barrier_wait += open;
   stats_.comm_wait += comm_wait_;
+  report_merge(fragment);
   uint32_t participants = 0;
   for (uint32_t k = 0; k < learners_.size(); ++k) {
     Learner& lr = learners_[k];
@@ -340,6 +347,23 @@ core::Duration Diloco::pull_time(uint32_t k) const {
 }
 
 // Records the learner's state as holding the current global model.
+// The learners at the barrier contribute their steps since they last held
+// the global model to the loss model: token-weighted, never stale (all meet).
+void Diloco::report_merge(uint32_t fragment) {
+  if (ctx_->loss == nullptr) return;
+  std::vector<loss::Contribution> contributions;
+  for (uint32_t k = 0; k < learners_.size(); ++k) {
+    const Learner& lr = learners_[k];
+    const uint64_t steps = lr.group->steps(now());
+    if (!lr.arrived || steps <= lr.base_steps) continue;
+    const uint64_t n = steps - lr.base_steps;
+    const double tokens = lr.group->tokens(now()) - lr.base_tokens;
+    ctx_->loss->on_inner_steps(k, n, tokens / static_cast<double>(n));
+    contributions.push_back({k, tokens * tokens / static_cast<double>(n), tokens, 0});
+  }
+  if (!contributions.empty()) ctx_->loss->on_merge(fragment, contributions);
+}
+
 void Diloco::rebase(uint32_t k) {
   Learner& lr = learners_[k];
   lr.ledger.advance(now());

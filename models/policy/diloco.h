@@ -129,6 +129,7 @@ class Diloco : public Policy {
   void start_pull(uint32_t k);
   core::Duration pull_time(uint32_t k) const;
   void rebase(uint32_t k);
+  void report_merge(uint32_t fragment);
   void move(uint32_t k, Category from, Category to, ChipNanos amount);
   void check_target();
   void refresh_split();
