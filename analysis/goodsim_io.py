@@ -3,8 +3,10 @@
 Every loader raises InputError with a message naming the file and what was
 wrong; the scripts print it and exit with status 2.
 """
+import argparse
 import json
 import os
+import sys
 
 import pandas as pd
 
@@ -106,3 +108,19 @@ def numeric_value(text):
             except ValueError:
                 return None
     return None
+
+
+def plot_script_main(argv, name, description, what, make_plots):
+    """The command line shared by the plot scripts: DIR [--out PLOTDIR]."""
+    parser = argparse.ArgumentParser(prog=name, description=description)
+    parser.add_argument("dir", help=f"a goodsim {what} output directory")
+    parser.add_argument("--out", help="where to write the plots (default DIR/plots)")
+    args = parser.parse_args(argv)
+    try:
+        written = make_plots(args.dir, args.out or os.path.join(args.dir, "plots"))
+    except InputError as e:
+        print(f"{name}: error: {e}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(path)
+    return 0

@@ -9,7 +9,6 @@ Reads OUTDIR/summary.json and OUTDIR/timeseries.csv and writes, into PLOTDIR
   loss.png      loss against wall-clock time (only when a loss model ran)
 Exit status 2 on a missing or malformed input.
 """
-import argparse
 import os
 import sys
 
@@ -18,7 +17,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from goodsim_io import InputError, badput_fractions, load_summary, load_timeseries  # noqa: E402
+from goodsim_io import badput_fractions, load_summary, load_timeseries, plot_script_main  # noqa: E402
 
 CATEGORY_COLORS = {
     "productive": "#2e7d32", "down": "#c62828", "idle": "#9e9e9e", "reconfigure": "#ef6c00",
@@ -111,18 +110,7 @@ def make_plots(run_dir, plot_dir):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("outdir", help="a goodsim run output directory")
-    parser.add_argument("--out", help="where to write the plots (default OUTDIR/plots)")
-    args = parser.parse_args(argv)
-    try:
-        written = make_plots(args.outdir, args.out or os.path.join(args.outdir, "plots"))
-    except InputError as e:
-        print(f"plot_run: error: {e}", file=sys.stderr)
-        return 2
-    for path in written:
-        print(path)
-    return 0
+    return plot_script_main(argv, "plot_run", __doc__.splitlines()[0], "run", make_plots)
 
 
 if __name__ == "__main__":

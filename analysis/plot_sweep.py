@@ -9,7 +9,6 @@ Reads SWEEPDIR/summary.csv and writes, into PLOTDIR (default SWEEPDIR/plots):
   heatmap.png          mean goodput over the first two swept parameters, per policy
 Exit status 2 on a missing or malformed input.
 """
-import argparse
 import os
 import sys
 
@@ -18,7 +17,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from goodsim_io import InputError, load_sweep_summary, numeric_value  # noqa: E402
+from goodsim_io import InputError, plot_script_main, load_sweep_summary, numeric_value  # noqa: E402
 
 
 def x_positions(values):
@@ -108,18 +107,7 @@ def make_plots(sweep_dir, plot_dir):
 
 
 def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("sweepdir", help="a goodsim sweep output directory")
-    parser.add_argument("--out", help="where to write the plots (default SWEEPDIR/plots)")
-    args = parser.parse_args(argv)
-    try:
-        written = make_plots(args.sweepdir, args.out or os.path.join(args.sweepdir, "plots"))
-    except InputError as e:
-        print(f"plot_sweep: error: {e}", file=sys.stderr)
-        return 2
-    for path in written:
-        print(path)
-    return 0
+    return plot_script_main(argv, "plot_sweep", __doc__.splitlines()[0], "sweep", make_plots)
 
 
 if __name__ == "__main__":
