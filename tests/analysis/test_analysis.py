@@ -29,7 +29,9 @@ def run(args, **kw):
     return subprocess.run(args, capture_output=True, text=True, check=False, **kw)
 
 
-class PlotRunTest(unittest.TestCase):
+class AnalysisTest(unittest.TestCase):
+    """One small run and one small sweep, made once for every test."""
+
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
@@ -38,6 +40,11 @@ class PlotRunTest(unittest.TestCase):
             json.dump(SCENARIO, f)
         cls.out = os.path.join(cls.tmp.name, "out")
         result = run([GOODSIM, "run", scenario, "--out", cls.out, "--quiet"])
+        assert result.returncode == 0, result.stderr
+        cls.sweep_dir = os.path.join(cls.tmp.name, "sweep")
+        result = run([GOODSIM, "sweep", scenario, "--vary", "policies.0.restart_time=2m,20m",
+                      "--vary", "failures.0.mtbf=10d,40d", "--seeds", "3", "--jobs", "1",
+                      "--out", cls.sweep_dir])
         assert result.returncode == 0, result.stderr
 
     @classmethod
@@ -86,29 +93,6 @@ class PlotRunTest(unittest.TestCase):
         self.assertIn("missing columns", result.stderr)
 
 
-class SweepAndReportTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        scenario = os.path.join(cls.tmp.name, "s.json")
-        with open(scenario, "w", encoding="utf-8") as f:
-            json.dump(SCENARIO, f)
-        cls.run_dir = os.path.join(cls.tmp.name, "run")
-        result = run([GOODSIM, "run", scenario, "--out", cls.run_dir, "--quiet"])
-        assert result.returncode == 0, result.stderr
-        cls.sweep_dir = os.path.join(cls.tmp.name, "sweep")
-        result = run([GOODSIM, "sweep", scenario, "--vary", "policies.0.restart_time=2m,20m",
-                      "--vary", "failures.0.mtbf=10d,40d", "--seeds", "3", "--jobs", "1",
-                      "--out", cls.sweep_dir])
-        assert result.returncode == 0, result.stderr
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
-
-    def script(self, name, *args):
-        return run(["/usr/bin/python3", os.path.join(ANALYSIS, name), *args])
-
     def test_sweep_plots_are_written(self):
         plots = os.path.join(self.tmp.name, "sweep-plots")
         result = self.script("plot_sweep.py", self.sweep_dir, "--out", plots)
@@ -119,7 +103,7 @@ class SweepAndReportTest(unittest.TestCase):
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
     def test_reports_embed_plots_and_tables(self):
-        for directory in (self.run_dir, self.sweep_dir):
+        for directory in (self.out, self.sweep_dir):
             out = os.path.join(self.tmp.name, os.path.basename(directory) + ".html")
             result = self.script("report.py", directory, "--out", out)
             self.assertEqual(result.returncode, 0, result.stderr)
@@ -130,7 +114,7 @@ class SweepAndReportTest(unittest.TestCase):
             self.assertIn("dp", page)
 
     def test_not_a_sweep_fails_clearly(self):
-        result = self.script("plot_sweep.py", self.run_dir)
+        result = self.script("plot_sweep.py", self.out)
         self.assertEqual(result.returncode, 2)
         self.assertIn("summary.csv: no such file", result.stderr)
         result = self.script("report.py", self.tmp.name)
