@@ -1,5 +1,6 @@
 #include "models/policy/chip_time_ledger.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "sim/core/check.h"
@@ -59,6 +60,17 @@ void ChipTimeLedger::check_invariant() const {
   }
   GOODSIM_CHECK_MSG(sum == static_cast<ChipNanos>(chip_units(chips_)) * last_.ns(),
                     "chip-time categories do not sum to chips x horizon");
+}
+
+void add_running_split(ChipTimeLedger::Split& split, uint64_t units, core::Duration base,
+                       core::Duration step, double slowdown) {
+  const double d = static_cast<double>(step.ns());
+  const double b = static_cast<double>(base.ns());
+  const auto productive = static_cast<uint64_t>(units * std::min(1.0, b / d));
+  const auto straggler = static_cast<uint64_t>(units * std::min(1.0, b * (slowdown - 1) / d));
+  split[static_cast<size_t>(Category::kProductive)] += productive;
+  split[static_cast<size_t>(Category::kStragglerWait)] += straggler;
+  split[static_cast<size_t>(Category::kSyncWait)] += units - productive - straggler;
 }
 
 }  // namespace goodsim::models::policy

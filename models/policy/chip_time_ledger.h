@@ -73,4 +73,10 @@ class ChipTimeLedger {
   core::SimTime last_;
 };
 
+// Adds `units` chip units of a running synchronous group to `split`: of each
+// step of duration `step`, `base` is productive, base x (slowdown - 1)
+// straggler_wait and the rest (communication) sync_wait.
+void add_running_split(ChipTimeLedger::Split& split, uint64_t units, core::Duration base,
+                       core::Duration step, double slowdown);
+
 }  // namespace goodsim::models::policy

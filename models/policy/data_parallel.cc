@@ -289,15 +289,9 @@ void DataParallel::refresh_split() {
   at(Category::kIdle) = chip_units(chips - down - members_up);
   const uint64_t units = chip_units(members_up);
   switch (state_) {
-    case State::kRunning: {
-      const double d = static_cast<double>(clock_.step().ns());
-      const double base = static_cast<double>(ctx_->job.step_time.ns());
-      const double slowed = base * member_slowdown();
-      at(Category::kProductive) = static_cast<uint64_t>(units * std::min(1.0, base / d));
-      at(Category::kStragglerWait) = static_cast<uint64_t>(units * std::min(1.0, (slowed - base) / d));
-      at(Category::kSyncWait) = units - at(Category::kProductive) - at(Category::kStragglerWait);
+    case State::kRunning:
+      add_running_split(split, units, ctx_->job.step_time, clock_.step(), member_slowdown());
       break;
-    }
     case State::kCheckpoint: at(Category::kCheckpoint) = units; break;
     case State::kRestarting: at(Category::kReconfigure) = units; break;
     case State::kWaiting:

@@ -212,17 +212,9 @@ void ElasticGroup::add_split(ChipTimeLedger::Split& split) const {
   at(Category::kIdle) += chip_units(chips() - down_chips_ - active);
   const uint64_t units = chip_units(active);
   switch (mode_) {
-    case Mode::kRunning: {
-      const double d = static_cast<double>(clock_.step().ns());
-      const double base = static_cast<double>(ctx_.job.step_time.ns());
-      const double slowed = base * slowdown();
-      const auto productive = static_cast<uint64_t>(units * std::min(1.0, base / d));
-      const auto straggler = static_cast<uint64_t>(units * std::min(1.0, (slowed - base) / d));
-      at(Category::kProductive) += productive;
-      at(Category::kStragglerWait) += straggler;
-      at(Category::kSyncWait) += units - productive - straggler;
+    case Mode::kRunning:
+      add_running_split(split, units, ctx_.job.step_time, clock_.step(), slowdown());
       break;
-    }
     case Mode::kReconfiguring: at(Category::kReconfigure) += units; break;
     case Mode::kHeld: at(Category::kSyncWait) += units; break;
     case Mode::kDown: at(Category::kIdle) += units; break;
