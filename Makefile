@@ -25,7 +25,7 @@ build: deps $(BUILD)/CMakeCache.txt
 PYTHON := /usr/bin/python3
 
 run: build
-	./$(BUILD)/sim/cli/goodsim run --out out/demo
+	./$(BUILD)/cli/goodsim run --out out/demo
 	@echo "plots:"
 	@$(PYTHON) analysis/plot_run.py out/demo
 

@@ -19,7 +19,7 @@
 #include <string>
 
 #include "bench/bench.h"
-#include "sim/cli/sweep/sweep.h"
+#include "cli/sweep/sweep.h"
 
 namespace goodsim::bench {
 namespace {

@@ -4,8 +4,8 @@
 #include <functional>
 #include <sstream>
 
-#include "sim/cli/sweep/baseline.h"
-#include "sim/cli/sweep/check.h"
+#include "cli/sweep/baseline.h"
+#include "cli/sweep/check.h"
 #include "sim/scenario/error.h"
 #include "tests/cli/test_sweep_support.h"
 

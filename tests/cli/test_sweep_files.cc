@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
-#include "sim/cli/sweep/csv.h"
-#include "sim/cli/sweep/results_file.h"
+#include "cli/sweep/csv.h"
+#include "cli/sweep/results_file.h"
 #include "sim/scenario/error.h"
 #include "tests/cli/test_sweep_support.h"
 

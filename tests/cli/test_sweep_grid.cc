@@ -1,7 +1,7 @@
 // --vary parsing and grid expansion.
 #include <catch2/catch.hpp>
 
-#include "sim/cli/sweep/grid.h"
+#include "cli/sweep/grid.h"
 #include "sim/scenario/error.h"
 
 namespace goodsim::cli::sweep {

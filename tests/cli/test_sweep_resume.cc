@@ -6,7 +6,7 @@
 #include <sstream>
 #include <thread>
 
-#include "sim/cli/sweep/sweep.h"
+#include "cli/sweep/sweep.h"
 #include "tests/cli/test_sweep_support.h"
 
 namespace goodsim::cli::sweep {

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "sim/cli/sweep/csv.h"
-#include "sim/cli/sweep/sweep.h"
+#include "cli/sweep/csv.h"
+#include "cli/sweep/sweep.h"
 #include "sim/scenario/error.h"
 #include "tests/cli/test_sweep_support.h"
 

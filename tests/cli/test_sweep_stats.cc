@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "sim/cli/sweep/compare.h"
-#include "sim/cli/sweep/replication.h"
-#include "sim/cli/sweep/stats.h"
+#include "cli/sweep/compare.h"
+#include "cli/sweep/replication.h"
+#include "cli/sweep/stats.h"
 
 namespace goodsim::cli::sweep {
 namespace {

@@ -1,4 +1,4 @@
-#include "sim/cli/table.h"
+#include "cli/table.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "sim/cli/sweep/csv.h"
+#include "cli/sweep/csv.h"
 
 #include <fmt/format.h>
 

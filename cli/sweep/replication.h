@@ -21,7 +21,7 @@
 #include <optional>
 #include <vector>
 
-#include "sim/cli/sweep/stats.h"
+#include "cli/sweep/stats.h"
 
 namespace goodsim::cli::sweep {
 

@@ -25,9 +25,9 @@
 #include <optional>
 #include <string>
 
-#include "sim/cli/sweep/baseline.h"
-#include "sim/cli/sweep/metrics.h"
-#include "sim/cli/sweep/stats.h"
+#include "cli/sweep/baseline.h"
+#include "cli/sweep/metrics.h"
+#include "cli/sweep/stats.h"
 
 namespace goodsim::cli::sweep {
 

@@ -1,4 +1,4 @@
-#include "sim/cli/sweep/results_file.h"
+#include "cli/sweep/results_file.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "sim/cli/sweep/csv.h"
+#include "cli/sweep/csv.h"
 #include "sim/scenario/error.h"
 
 namespace goodsim::cli::sweep {

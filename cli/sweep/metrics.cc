@@ -1,4 +1,4 @@
-#include "sim/cli/sweep/metrics.h"
+#include "cli/sweep/metrics.h"
 
 namespace goodsim::cli::sweep {
 

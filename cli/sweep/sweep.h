@@ -11,8 +11,8 @@
 
 #include <iosfwd>
 
-#include "sim/cli/sweep/progress.h"
-#include "sim/cli/sweep/sweep_plan.h"
+#include "cli/sweep/progress.h"
+#include "cli/sweep/sweep_plan.h"
 
 namespace goodsim::cli::sweep {
 

@@ -1,12 +1,12 @@
-#include "sim/cli/sweep/report.h"
+#include "cli/sweep/report.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "sim/cli/sweep/csv.h"
-#include "sim/cli/sweep/stats.h"
-#include "sim/cli/table.h"
+#include "cli/sweep/csv.h"
+#include "cli/sweep/stats.h"
+#include "cli/table.h"
 
 namespace goodsim::cli::sweep {
 namespace {

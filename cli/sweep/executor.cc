@@ -1,8 +1,8 @@
-#include "sim/cli/sweep/executor.h"
+#include "cli/sweep/executor.h"
 
 #include <fmt/format.h>
 
-#include "sim/cli/sweep/metrics.h"
+#include "cli/sweep/metrics.h"
 
 namespace goodsim::cli::sweep {
 

@@ -1,4 +1,4 @@
-#include "sim/cli/sweep/replication.h"
+#include "cli/sweep/replication.h"
 
 #include <fmt/format.h>
 

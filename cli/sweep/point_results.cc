@@ -1,4 +1,4 @@
-#include "sim/cli/sweep/point_results.h"
+#include "cli/sweep/point_results.h"
 
 #include "sim/core/check.h"
 

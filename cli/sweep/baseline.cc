@@ -1,4 +1,4 @@
-#include "sim/cli/sweep/baseline.h"
+#include "cli/sweep/baseline.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "sim/cli/sweep/metrics.h"
+#include "cli/sweep/metrics.h"
 #include "sim/core/version.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/json_file.h"

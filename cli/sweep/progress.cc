@@ -1,4 +1,4 @@
-#include "sim/cli/sweep/progress.h"
+#include "cli/sweep/progress.h"
 
 #include <fmt/format.h>
 #include <unistd.h>

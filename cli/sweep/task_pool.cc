@@ -1,4 +1,4 @@
-#include "sim/cli/sweep/task_pool.h"
+#include "cli/sweep/task_pool.h"
 
 #include "sim/core/check.h"
 

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/cli/sweep/point_results.h"
-#include "sim/cli/sweep/results_file.h"
+#include "cli/sweep/point_results.h"
+#include "cli/sweep/results_file.h"
 
 namespace goodsim::cli::sweep {
 

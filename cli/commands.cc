@@ -1,4 +1,4 @@
-#include "sim/cli/commands.h"
+#include "cli/commands.h"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 #include <ostream>
 
 #include "models/runner.h"
-#include "sim/cli/scenario_source.h"
-#include "sim/cli/table.h"
+#include "cli/scenario_source.h"
+#include "cli/table.h"
 #include "sim/output/summary.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/units.h"

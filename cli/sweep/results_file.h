@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/cli/sweep/metrics.h"
+#include "cli/sweep/metrics.h"
 
 namespace goodsim::cli::sweep {
 

@@ -1,8 +1,8 @@
-#include "sim/cli/sweep/sweep_plan.h"
+#include "cli/sweep/sweep_plan.h"
 
 #include <fmt/format.h>
 
-#include "sim/cli/scenario_source.h"
+#include "cli/scenario_source.h"
 #include "sim/core/version.h"
 #include "sim/output/atomic_file.h"
 #include "sim/scenario/error.h"

@@ -5,9 +5,9 @@
 
 #include <iostream>
 
-#include "sim/cli/commands.h"
-#include "sim/cli/sweep/check.h"
-#include "sim/cli/sweep/sweep.h"
+#include "cli/commands.h"
+#include "cli/sweep/check.h"
+#include "cli/sweep/sweep.h"
 #include "sim/core/version.h"
 #include "sim/scenario/error.h"
 

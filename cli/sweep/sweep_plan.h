@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "models/runner.h"
-#include "sim/cli/sweep/grid.h"
-#include "sim/cli/sweep/replication.h"
-#include "sim/cli/sweep/results_file.h"
+#include "cli/sweep/grid.h"
+#include "cli/sweep/replication.h"
+#include "cli/sweep/results_file.h"
 
 namespace goodsim::cli::sweep {
 

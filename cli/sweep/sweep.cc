@@ -1,12 +1,12 @@
-#include "sim/cli/sweep/sweep.h"
+#include "cli/sweep/sweep.h"
 
 #include <fmt/format.h>
 
 #include <chrono>
 #include <ostream>
 
-#include "sim/cli/sweep/executor.h"
-#include "sim/cli/sweep/report.h"
+#include "cli/sweep/executor.h"
+#include "cli/sweep/report.h"
 #include "sim/output/atomic_file.h"
 
 namespace goodsim::cli::sweep {

@@ -16,11 +16,11 @@
 #include <optional>
 #include <vector>
 
-#include "sim/cli/sweep/point_results.h"
-#include "sim/cli/sweep/progress.h"
-#include "sim/cli/sweep/stats.h"
-#include "sim/cli/sweep/sweep_plan.h"
-#include "sim/cli/sweep/task_pool.h"
+#include "cli/sweep/point_results.h"
+#include "cli/sweep/progress.h"
+#include "cli/sweep/stats.h"
+#include "cli/sweep/sweep_plan.h"
+#include "cli/sweep/task_pool.h"
 
 namespace goodsim::cli::sweep {
 

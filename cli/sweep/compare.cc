@@ -1,4 +1,4 @@
-#include "sim/cli/sweep/compare.h"
+#include "cli/sweep/compare.h"
 
 #include <algorithm>
 #include <cmath>

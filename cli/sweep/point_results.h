@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "sim/cli/sweep/results_file.h"
+#include "cli/sweep/results_file.h"
 
 namespace goodsim::cli::sweep {
 

@@ -1,4 +1,4 @@
-#include "sim/cli/sweep/check.h"
+#include "cli/sweep/check.h"
 
 #include <fmt/format.h>
 
@@ -8,13 +8,13 @@
 #include <set>
 
 #include "models/runner.h"
-#include "sim/cli/scenario_source.h"
-#include "sim/cli/sweep/baseline.h"
-#include "sim/cli/sweep/compare.h"
-#include "sim/cli/sweep/csv.h"
-#include "sim/cli/sweep/point_results.h"
-#include "sim/cli/sweep/task_pool.h"
-#include "sim/cli/table.h"
+#include "cli/scenario_source.h"
+#include "cli/sweep/baseline.h"
+#include "cli/sweep/compare.h"
+#include "cli/sweep/csv.h"
+#include "cli/sweep/point_results.h"
+#include "cli/sweep/task_pool.h"
+#include "cli/table.h"
 #include "sim/core/version.h"
 #include "sim/output/atomic_file.h"
 #include "sim/scenario/error.h"

@@ -1,4 +1,4 @@
-#include "sim/cli/sweep/stats.h"
+#include "cli/sweep/stats.h"
 
 #include <array>
 #include <cmath>

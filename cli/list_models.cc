@@ -6,8 +6,8 @@
 
 #include "models/loss/loss_config.h"
 #include "models/registry.h"
-#include "sim/cli/commands.h"
-#include "sim/cli/table.h"
+#include "cli/commands.h"
+#include "cli/table.h"
 #include "sim/scenario/error.h"
 
 namespace goodsim::cli {

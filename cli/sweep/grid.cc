@@ -1,4 +1,4 @@
-#include "sim/cli/sweep/grid.h"
+#include "cli/sweep/grid.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <optional>
 #include <set>
 
-#include "sim/cli/sweep/csv.h"
+#include "cli/sweep/csv.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/overrides.h"
 

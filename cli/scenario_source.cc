@@ -1,4 +1,4 @@
-#include "sim/cli/scenario_source.h"
+#include "cli/scenario_source.h"
 
 #include "demo_scenario.h"
 #include "sim/scenario/error.h"
