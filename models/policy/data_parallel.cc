@@ -18,7 +18,7 @@ DataParallelConfig DataParallelConfig::from_json(scenario::ObjectReader& r) {
   return c;
 }
 
-DataParallel::DataParallel(DataParallelConfig config) : config_(config), ledger_(0) {}
+DataParallel::DataParallel(DataParallelConfig config) : config_(config) {}
 
 void DataParallel::register_handlers() {
   core::Simulation& sim = ctx_->sim;

@@ -23,7 +23,7 @@
 #include <optional>
 
 #include "models/policy/checkpoint_config.h"
-#include "models/policy/policy.h"
+#include "models/policy/policy_base.h"
 #include "models/policy/slice_pool.h"
 #include "models/policy/step_clock.h"
 #include "sim/scenario/reader.h"
@@ -38,18 +38,15 @@ struct DataParallelConfig {
   static DataParallelConfig from_json(scenario::ObjectReader& r);
 };
 
-class DataParallel : public Policy {
+class DataParallel : public PolicyBase {
  public:
   explicit DataParallel(DataParallelConfig config);
 
   void start(RunContext& ctx) override;
   void finish(core::SimTime end) override;
   Progress progress(core::SimTime now) const override;
-  std::optional<core::SimTime> target_reached_at() const override { return target_at_; }
   uint32_t learner_count() const override { return 1; }
   std::vector<cluster::SliceId> learner_slices(uint32_t k) const override;
-  const ChipTimeLedger& ledger() const override { return ledger_; }
-  const OutageTracker& outages() const override { return outages_; }
   void on_cluster_change(const cluster::ClusterChange& change) override;
   void on_slowdown_change(const cluster::SlowdownChange& change) override;
   void flush_loss(core::SimTime now) override;
@@ -88,8 +85,6 @@ class DataParallel : public Policy {
 
   DataParallelConfig config_;
   RunContext* ctx_ = nullptr;
-  ChipTimeLedger ledger_;
-  OutageTracker outages_;
   std::optional<SlicePool> pool_;
   StepClock clock_;
   State state_ = State::kWaiting;
@@ -100,7 +95,6 @@ class DataParallel : public Policy {
   uint64_t interruptions_ = 0;
   uint64_t loss_reported_steps_ = 0;  // steps reported to ctx.loss
   uint64_t target_steps_ = 0;  // 0: no target
-  std::optional<core::SimTime> target_at_;
   core::HandlerId h_restart_ = 0, h_swap_ = 0, h_due_ = 0, h_written_ = 0, h_commit_ = 0,
                   h_target_ = 0;
   core::EventId restart_event_, due_event_, written_event_, commit_event_, target_event_;

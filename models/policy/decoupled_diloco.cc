@@ -18,7 +18,7 @@ constexpr size_t kHistoryTrim = 16;
 }  // namespace
 
 DecoupledDiloco::DecoupledDiloco(DecoupledDilocoConfig config)
-    : config_(std::move(config)), ledger_(0) {}
+    : config_(std::move(config)) {}
 
 void DecoupledDiloco::create_learners() {
   const cluster::Layout& l = ctx_->layout();

@@ -51,22 +51,19 @@
 #include "models/policy/decoupled_diloco_config.h"
 #include "models/policy/decoupled_diloco_learner.h"
 #include "models/policy/decoupled_diloco_syncer.h"
-#include "models/policy/policy.h"
+#include "models/policy/policy_base.h"
 
 namespace goodsim::models::policy {
 
-class DecoupledDiloco : public Policy {
+class DecoupledDiloco : public PolicyBase {
  public:
   explicit DecoupledDiloco(DecoupledDilocoConfig config);
 
   void start(RunContext& ctx) override;
   void finish(core::SimTime end) override;
   Progress progress(core::SimTime now) const override;
-  std::optional<core::SimTime> target_reached_at() const override { return target_at_; }
   uint32_t learner_count() const override { return config_.learners; }
   std::vector<cluster::SliceId> learner_slices(uint32_t k) const override;
-  const ChipTimeLedger& ledger() const override { return ledger_; }
-  const OutageTracker& outages() const override { return outages_; }
   void on_cluster_change(const cluster::ClusterChange& change) override;
   void on_slowdown_change(const cluster::SlowdownChange& change) override;
   void on_network_change() override;
@@ -107,14 +104,11 @@ class DecoupledDiloco : public Policy {
 
   DecoupledDilocoConfig config_;
   RunContext* ctx_ = nullptr;
-  ChipTimeLedger ledger_;
-  OutageTracker outages_;
   DecoupledDilocoSyncer::Learners learners_;
   std::unique_ptr<DecoupledDilocoSyncer> syncer_;
   core::HandlerId h_window_ = 0, h_target_ = 0;
   core::EventId target_event_;
   bool done_ = false;
-  std::optional<core::SimTime> target_at_;
 };
 
 }  // namespace goodsim::models::policy

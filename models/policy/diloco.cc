@@ -13,7 +13,7 @@ constexpr double kNeverSeconds = 100.0 * 365 * 86400;
 
 }  // namespace
 
-Diloco::Diloco(DilocoConfig config) : config_(config), ledger_(0) {}
+Diloco::Diloco(DilocoConfig config) : config_(config) {}
 
 void Diloco::register_handlers() {
   core::Simulation& sim = ctx_->sim;

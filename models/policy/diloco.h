@@ -55,7 +55,7 @@
 #include "models/parse_context.h"
 #include "models/policy/diloco_plan.h"
 #include "models/policy/elastic_group.h"
-#include "models/policy/policy.h"
+#include "models/policy/policy_base.h"
 #include "sim/scenario/reader.h"
 
 namespace goodsim::models::policy {
@@ -71,7 +71,7 @@ struct DilocoStats {
   uint64_t pulls = 0;           // model pulls by recovering learners
 };
 
-class Diloco : public Policy {
+class Diloco : public PolicyBase {
  public:
   static constexpr core::Duration kPartitionRetry = core::Duration::minutes(1);
 
@@ -80,11 +80,8 @@ class Diloco : public Policy {
   void start(RunContext& ctx) override;
   void finish(core::SimTime end) override;
   Progress progress(core::SimTime now) const override;
-  std::optional<core::SimTime> target_reached_at() const override { return target_at_; }
   uint32_t learner_count() const override { return static_cast<uint32_t>(learners_.size()); }
   std::vector<cluster::SliceId> learner_slices(uint32_t k) const override;
-  const ChipTimeLedger& ledger() const override { return ledger_; }
-  const OutageTracker& outages() const override { return outages_; }
   void on_cluster_change(const cluster::ClusterChange& change) override;
   void on_slowdown_change(const cluster::SlowdownChange& change) override;
 
@@ -139,8 +136,6 @@ class Diloco : public Policy {
 
   DilocoConfig config_;
   RunContext* ctx_ = nullptr;
-  ChipTimeLedger ledger_;
-  OutageTracker outages_;
   std::vector<Learner> learners_;
   std::optional<SyncSchedule> schedule_;
   uint64_t sync_ = 0;         // number of the open sync point
@@ -154,7 +149,6 @@ class Diloco : public Policy {
   core::HandlerId h_arrive_ = 0, h_comm_done_ = 0, h_retry_ = 0;
   core::EventId comm_event_;
   DilocoStats stats_;
-  std::optional<core::SimTime> target_at_;
 };
 
 }  // namespace goodsim::models::policy

@@ -37,7 +37,7 @@ ElasticDataParallelConfig ElasticDataParallelConfig::from_json(scenario::ObjectR
 }
 
 ElasticDataParallel::ElasticDataParallel(ElasticDataParallelConfig config)
-    : config_(config), ledger_(0) {}
+    : config_(config) {}
 
 void ElasticDataParallel::start(RunContext& ctx) {
   ctx_ = &ctx;
@@ -66,14 +66,7 @@ void ElasticDataParallel::on_cluster_change(const cluster::ClusterChange& change
   refresh_split();
 }
 
-void ElasticDataParallel::on_slowdown_change(const cluster::SlowdownChange&) {
-  if (done_) return;
-  group_->on_slowdown_change();
-}
-
-// A partition changes the group's WAN cost exactly like a slowdown changes
-// its compute: the group re-paces from now.
-void ElasticDataParallel::on_network_change() {
+void ElasticDataParallel::repace() {
   if (done_) return;
   group_->on_slowdown_change();
 }

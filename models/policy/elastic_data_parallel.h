@@ -17,7 +17,7 @@
 
 #include "models/parse_context.h"
 #include "models/policy/elastic_group.h"
-#include "models/policy/policy.h"
+#include "models/policy/policy_base.h"
 #include "sim/scenario/reader.h"
 
 namespace goodsim::models::policy {
@@ -33,21 +33,20 @@ struct ElasticDataParallelConfig {
 // min_slices above `max_slices` (when given).
 ElasticSpec read_elastic_spec(scenario::ObjectReader& r, std::optional<uint32_t> max_slices);
 
-class ElasticDataParallel : public Policy {
+class ElasticDataParallel : public PolicyBase {
  public:
   explicit ElasticDataParallel(ElasticDataParallelConfig config);
 
   void start(RunContext& ctx) override;
   void finish(core::SimTime end) override;
   Progress progress(core::SimTime now) const override;
-  std::optional<core::SimTime> target_reached_at() const override { return target_at_; }
   uint32_t learner_count() const override { return 1; }
   std::vector<cluster::SliceId> learner_slices(uint32_t k) const override;
-  const ChipTimeLedger& ledger() const override { return ledger_; }
-  const OutageTracker& outages() const override { return outages_; }
   void on_cluster_change(const cluster::ClusterChange& change) override;
-  void on_slowdown_change(const cluster::SlowdownChange& change) override;
-  void on_network_change() override;
+  void on_slowdown_change(const cluster::SlowdownChange&) override { repace(); }
+  // A partition changes the group's WAN cost exactly like a slowdown changes
+  // its compute: the group re-paces from now.
+  void on_network_change() override { repace(); }
 
  private:
   struct Checkpoint {
@@ -56,6 +55,7 @@ class ElasticDataParallel : public Policy {
     ChipNanos productive = 0;
   };
 
+  void repace();  // the pace may have changed: the group re-paces from now
   void on_group_change();
   void on_checkpoint();
   void on_target();
@@ -65,8 +65,6 @@ class ElasticDataParallel : public Policy {
 
   ElasticDataParallelConfig config_;
   RunContext* ctx_ = nullptr;
-  ChipTimeLedger ledger_;
-  OutageTracker outages_;
   std::unique_ptr<ElasticGroup> group_;
   Checkpoint checkpoint_;
   Checkpoint loss_reported_;  // progress reported to ctx.loss
@@ -75,7 +73,6 @@ class ElasticDataParallel : public Policy {
   bool done_ = false;
   core::HandlerId h_checkpoint_ = 0, h_target_ = 0;
   core::EventId target_event_;
-  std::optional<core::SimTime> target_at_;
 };
 
 }  // namespace goodsim::models::policy
