@@ -62,8 +62,9 @@ void Diloco::start(RunContext& ctx) {
     lr.dirty = true;
   }
   if (ctx.loss != nullptr) {
-    ctx.loss->start({ctx.job.params, ctx.job.tokens_per_step, m, config_.inner_steps,
-                     config_.fragments});
+    // inner_steps <= kMaxInnerSteps (1e9): exact in 32 bits.
+    ctx.loss->start({ctx.job.params, ctx.job.tokens_per_step, m,
+                     static_cast<uint32_t>(config_.inner_steps), config_.fragments});
   }
   outages_.start(training(), now());
   drain();
