@@ -1,5 +1,5 @@
 // The per-policy figures a sweep or a check compares: the numeric fields of a
-// policy's summary (DESIGN.md section 5), in a fixed order.
+// policy's summary (docs/architecture.md; format in sim/output/summary.h), in a fixed order.
 #pragma once
 
 #include <array>

@@ -1,4 +1,4 @@
-// Chip-time accounting (DESIGN.md section 4).
+// Chip-time accounting (docs/architecture.md section 4).
 //
 // Every chip-second of the horizon is charged to exactly one category. A policy
 // describes its current state as a split of the fleet's chips over categories;

@@ -3,7 +3,7 @@
 // Every random draw in a run comes from an Rng, and every component owns its
 // own Rng derived from (run seed, stream name), so adding, removing or
 // reordering components never shifts another component's numbers (see
-// DESIGN.md section 2, "Determinism"). All algorithms here are fully specified
+// docs/architecture.md section 3, "Random numbers"). All algorithms here are fully specified
 // integer arithmetic, so a given (seed, name) yields the same bits with any
 // compiler, standard library or platform.
 #pragma once

@@ -1,4 +1,4 @@
-// summary.json and timeseries.csv (DESIGN.md section 5).
+// summary.json and timeseries.csv (README "A tour of the CLI"; docs/architecture.md).
 #pragma once
 
 #include <filesystem>
@@ -10,7 +10,11 @@
 
 namespace goodsim::output {
 
-// The summary document exactly as DESIGN.md section 5 lays it out.
+// The summary document: { "scenario", "seed", "version", "horizon_s", "chips",
+// "policies": [ { "name", "type", "goodput", "uptime", "downtime_s", "outages",
+// "longest_outage_s", "failures", "failure_causes", "tokens", "steps",
+// "badput": {category: chip_seconds}, "final_loss", "time_to_target_s" (null if
+// not reached), "fingerprint" } ] }, keys in this order.
 nlohmann::ordered_json summary_json(const RunResult& run);
 // One row per policy per sample; header:
 // policy,time_s,healthy_chips,active_chips,training,steps,tokens,goodput,downtime_s,loss

@@ -1,5 +1,5 @@
 // The scenario: one JSON document describing a cluster, a job, what goes wrong
-// and which policies to compare (DESIGN.md section 5).
+// and which policies to compare (docs/scenario.md; docs/architecture.md).
 //
 // This layer validates the parts it owns (top level, cluster, job, outputs)
 // into plain structs, and keeps each model entry (failures, policies, ...) as
