@@ -20,7 +20,7 @@ struct Preset {
 };
 
 // Llama 3 405B pre-training, 419 unexpected interruptions by count (Meta,
-// "The Llama 3 Herd of Models", 2024; see reference/failure-data.md).
+// "The Llama 3 Herd of Models", 2024).
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> kPresets = {
       {"llama3",

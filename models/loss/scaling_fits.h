@@ -1,5 +1,5 @@
 // The published scaling fits both loss tiers are calibrated to (docs/loss.md,
-// ../shared/reference/decoupled-diloco.md), and the calibrated law built from
+// "Scaling Laws for DiLoCo", arXiv 2503.09799), and the calibrated law built from
 // them.
 //
 // Calibrated law, for N parameters, D effective tokens, M learners and sync

@@ -1,5 +1,5 @@
-// Communication costs of training groups (the timing hints of
-// reference/decoupled-diloco.md).
+// Communication costs of training groups (the timing hints of the Decoupled
+// DiLoCo paper, arXiv 2604.21428).
 //
 // - Within a site: a ring all-reduce of B bytes among R participants over a
 //   per-participant bandwidth W costs 2 B (1 - 1/R) / W.

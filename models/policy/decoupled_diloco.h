@@ -1,5 +1,5 @@
 // decoupled_diloco: M asynchronous learners and a CPU-only syncer
-// (reference/decoupled-diloco.md; docs/decoupled_diloco.md).
+// (arXiv 2604.21428; docs/decoupled_diloco.md).
 //
 // Learners. Learner k is an ElasticGroup (decoupled_diloco_learner.h) over
 // the k-th contiguous near-equal share of the member slices [0, slices -
