@@ -205,9 +205,11 @@ class TraceCluster : public cluster::ClusterObserver {
  public:
   TraceCluster(const RunContext& ctx) : ctx_(ctx), track_(ctx.trace_track("cluster")) {}
   void on_cluster_change(const cluster::ClusterChange& c) override {
-    nlohmann::json args = {{"domain", cluster::domain_name(c.domain)}, {"id", c.id}};
-    if (c.failed) args["cause"] = ctx_.cluster.cause_name(c.cause);
-    ctx_.trace_instant(track_, c.failed ? "failure" : "repair", args);
+    ctx_.trace_instant(track_, c.failed ? "failure" : "repair", [&] {
+      nlohmann::json args = {{"domain", cluster::domain_name(c.domain)}, {"id", c.id}};
+      if (c.failed) args["cause"] = ctx_.cluster.cause_name(c.cause);
+      return args;
+    });
   }
 
  private:
