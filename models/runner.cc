@@ -1,6 +1,7 @@
 #include "models/runner.h"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <set>
@@ -263,6 +264,7 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
   output::PolicyResult result;
   result.name = pp.name;
   result.type = pp.type;
+  const auto wall_start = std::chrono::steady_clock::now();
   policy->start(ctx);
   for (auto& inj : injectors) inj->start(ctx);
   for (auto& m : stragglers) m->start(ctx);
@@ -291,6 +293,7 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
   policy->ledger().check_invariant();
   GOODSIM_CHECK(policy->ledger().last_advance() == end);
   fill_result(result, *policy, sim, end.since_start());
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   result.failures = counter.count();
   result.failure_causes = counter.by_cause(cluster);
   if (loss) {
