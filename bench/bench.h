@@ -4,7 +4,9 @@
 namespace goodsim::bench {
 
 // The classic hold model through goodsim's engine and through a bare
-// std::priority_queue loop; prints events/s and the ratio per size.
+// std::priority_queue loop, on Google Benchmark, at 1e3 .. 1e7 pending events;
+// prints events/s (CPU time) and the ratio per size, min and median of 3.
+// Returns 1 when a median ratio is below 0.6.
 int hold_model();
 // Build time and peak memory of a 1.5M-chip cluster.
 int cluster_build();

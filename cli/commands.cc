@@ -47,6 +47,17 @@ std::string comparison_table(const output::RunResult& run) {
   return t.render();
 }
 
+// What each policy's simulation cost: events, wall-clock time, events/s.
+std::string cost_table(const output::RunResult& run) {
+  Table t({"policy", "events", "wall", "events/s"});
+  for (const output::PolicyResult& p : run.policies) {
+    const double rate = p.wall_s > 0 ? static_cast<double>(p.events) / p.wall_s : 0.0;
+    t.add_row({p.name, fmt::format("{}", p.events), fmt::format("{:.3f}s", p.wall_s),
+               fmt::format("{:.0f}", rate)});
+  }
+  return t.render();
+}
+
 }  // namespace
 
 int run_command(const RunOptions& options, std::ostream& out) {
@@ -75,6 +86,7 @@ int run_command(const RunOptions& options, std::ostream& out) {
                        dir.string(), events ? ", " + (dir / "events.jsonl").string() : "",
                        trace ? ", " + (dir / "trace.json").string() : "");
   }
+  if (options.verbose) out << (options.quiet ? "" : "\n") << cost_table(run);
   return 0;
 }
 

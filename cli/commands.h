@@ -20,6 +20,7 @@ struct RunOptions {
   bool events = false;                  // also write events.jsonl
   bool trace = false;                   // also write trace.json (Perfetto / Chrome)
   bool quiet = false;                   // no table
+  bool verbose = false;                 // also print each policy's events and events/s
 };
 
 int run_command(const RunOptions& options, std::ostream& out);

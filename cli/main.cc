@@ -29,6 +29,8 @@ void add_run(CLI::App& app, RunOptions& opt) {
   run->add_flag("--trace", opt.trace, "Also write trace.json, a timeline for ui.perfetto.dev "
                                       "or chrome://tracing");
   run->add_flag("--quiet,-q", opt.quiet, "Do not print the comparison table");
+  run->add_flag("--verbose,-v", opt.verbose, "Also print, per policy, the events executed, the "
+                                             "wall-clock time and the events per second");
 }
 
 void add_sweep(CLI::App& app, SweepOptions& opt) {

@@ -4,6 +4,8 @@
 // at the policy, every policy of a run faces the same failure history.
 #pragma once
 
+#include <concepts>
+
 #include "sim/cluster/cluster_state.h"
 #include "sim/cluster/layout.h"
 #include "sim/cluster/network.h"
@@ -43,6 +45,19 @@ struct RunContext {
   // Logs an event when logging is on; `fields` must be a JSON object.
   void log(std::string_view event, const nlohmann::json& fields) const {
     if (events != nullptr) events->record(sim.now(), policy_name, event, fields);
+  }
+  // Lazy forms for events that happen often: `build()` returns the arguments
+  // and runs only when the output is on, so a run without a trace or event
+  // log never builds them.
+  template <typename Build>
+    requires std::invocable<Build&>
+  void trace_instant(uint32_t track, std::string_view name, Build&& build) const {
+    if (trace != nullptr) trace->instant(trace_pid, track, name, sim.now(), build());
+  }
+  template <typename Build>
+    requires std::invocable<Build&>
+  void log(std::string_view event, Build&& build) const {
+    if (events != nullptr) events->record(sim.now(), policy_name, event, build());
   }
 };
 

@@ -1,6 +1,7 @@
 #include "models/runner.h"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <set>
@@ -205,9 +206,11 @@ class TraceCluster : public cluster::ClusterObserver {
  public:
   TraceCluster(const RunContext& ctx) : ctx_(ctx), track_(ctx.trace_track("cluster")) {}
   void on_cluster_change(const cluster::ClusterChange& c) override {
-    nlohmann::json args = {{"domain", cluster::domain_name(c.domain)}, {"id", c.id}};
-    if (c.failed) args["cause"] = ctx_.cluster.cause_name(c.cause);
-    ctx_.trace_instant(track_, c.failed ? "failure" : "repair", args);
+    ctx_.trace_instant(track_, c.failed ? "failure" : "repair", [&] {
+      nlohmann::json args = {{"domain", cluster::domain_name(c.domain)}, {"id", c.id}};
+      if (c.failed) args["cause"] = ctx_.cluster.cause_name(c.cause);
+      return args;
+    });
   }
 
  private:
@@ -261,6 +264,7 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
   output::PolicyResult result;
   result.name = pp.name;
   result.type = pp.type;
+  const auto wall_start = std::chrono::steady_clock::now();
   policy->start(ctx);
   for (auto& inj : injectors) inj->start(ctx);
   for (auto& m : stragglers) m->start(ctx);
@@ -289,6 +293,7 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
   policy->ledger().check_invariant();
   GOODSIM_CHECK(policy->ledger().last_advance() == end);
   fill_result(result, *policy, sim, end.since_start());
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   result.failures = counter.count();
   result.failure_causes = counter.by_cause(cluster);
   if (loss) {

@@ -6,6 +6,7 @@ set -euo pipefail
 PACKAGES=(
   cmake make g++ clang
   libboost-graph-dev nlohmann-json3-dev libcli11-dev libfmt-dev catch2 libeigen3-dev
+  libbenchmark-dev
   python3 python3-matplotlib python3-pandas
 )
 

@@ -32,19 +32,17 @@ void OutageSource::begin_for(cluster::Domain d, uint32_t id, core::Duration repa
 void OutageSource::start_outage(cluster::Domain d, uint32_t id, cluster::CauseId cause,
                                 core::Duration repair) {
   ++count_;
-  if (ctx_->events != nullptr) {
-    ctx_->log("failure", {{"domain", cluster::domain_name(d)}, {"id", id},
-                          {"cause", ctx_->cluster.cause_name(cause)}});
-  }
+  ctx_->log("failure", [&] {
+    return nlohmann::json{{"domain", cluster::domain_name(d)}, {"id", id},
+                          {"cause", ctx_->cluster.cause_name(cause)}};
+  });
   ctx_->cluster.fail(d, id, ctx_->sim.now(), cause);
   ctx_->sim.schedule_in(repair, core::kBandRepair, repair_handler_, id,
                         static_cast<uint64_t>(d));
 }
 
 void OutageSource::on_repair(cluster::Domain d, uint32_t id) {
-  if (ctx_->events != nullptr) {
-    ctx_->log("repair", {{"domain", cluster::domain_name(d)}, {"id", id}});
-  }
+  ctx_->log("repair", [&] { return nlohmann::json{{"domain", cluster::domain_name(d)}, {"id", id}}; });
   ctx_->cluster.repair(d, id, ctx_->sim.now());
   if (on_repaired_) on_repaired_(d, id);
 }

@@ -351,8 +351,10 @@ void TraceReplay::on_failure(size_t index) {
   const TraceOutage& o = config_.trace->outages[index];
   const cluster::CauseId cause = cause_ids_[o.cause];
   ++failures_;
-  ctx_->log("failure", {{"domain", cluster::domain_name(o.domain)}, {"id", o.id},
-                        {"cause", ctx_->cluster.cause_name(cause)}, {"trace_line", o.line}});
+  ctx_->log("failure", [&] {
+    return nlohmann::json{{"domain", cluster::domain_name(o.domain)}, {"id", o.id},
+                          {"cause", ctx_->cluster.cause_name(cause)}, {"trace_line", o.line}};
+  });
   ctx_->cluster.fail(o.domain, o.id, ctx_->sim.now(), cause);
   ctx_->sim.schedule_in(o.duration, core::kBandRepair, repair_handler_, index);
   schedule_failure(index + 1);
@@ -360,7 +362,9 @@ void TraceReplay::on_failure(size_t index) {
 
 void TraceReplay::on_repair(size_t index) {
   const TraceOutage& o = config_.trace->outages[index];
-  ctx_->log("repair", {{"domain", cluster::domain_name(o.domain)}, {"id", o.id}});
+  ctx_->log("repair", [&] {
+    return nlohmann::json{{"domain", cluster::domain_name(o.domain)}, {"id", o.id}};
+  });
   ctx_->cluster.repair(o.domain, o.id, ctx_->sim.now());
 }
 

@@ -150,15 +150,14 @@ void DataParallel::on_cluster_change(const cluster::ClusterChange& change) {
 // Promotes an up spare for every down member; each swap takes swap_time.
 void DataParallel::handle_member_failures() {
   if (state_ != State::kWaiting) return;
-  std::vector<cluster::SliceId> down;
-  for (cluster::SliceId s : pool_->members()) {
-    if (!ctx_->cluster.slice_up(s)) down.push_back(s);
-  }
-  for (cluster::SliceId s : down) {
-    const auto spare = pool_->replace(s, ctx_->cluster);
-    if (!spare) break;
+  // Down members in increasing order, each taking the lowest up spare: the
+  // pool keeps both sorted, so this costs the swaps made, not the members.
+  while (pool_->has_up_spare()) {
+    const auto s = pool_->first_down_member();
+    if (!s) break;
+    const auto spare = pool_->replace(*s, ctx_->cluster);
     ++pending_swaps_;
-    ctx_->log("spare_swap", {{"failed_slice", s}, {"spare_slice", *spare}});
+    ctx_->log("spare_swap", {{"failed_slice", *s}, {"spare_slice", *spare}});
     ctx_->sim.schedule_in(config_.swap_time, core::kBandPolicy, h_swap_);
   }
 }
@@ -270,9 +269,7 @@ double DataParallel::member_slowdown() const {
 }
 
 core::Duration DataParallel::comm_time() const {
-  std::vector<uint32_t> per_site(ctx_->layout().sites(), 0);
-  for (cluster::SliceId s : pool_->members()) ++per_site[ctx_->layout().site_of(s)];
-  return dp_step_comm(*ctx_, per_site);
+  return dp_step_comm(*ctx_, pool_->members_per_site());
 }
 
 DataParallel::Snapshot DataParallel::snapshot() const {
@@ -304,7 +301,7 @@ void DataParallel::refresh_split() {
 
 std::vector<cluster::SliceId> DataParallel::learner_slices(uint32_t k) const {
   GOODSIM_CHECK(k == 0);
-  return {pool_->members().begin(), pool_->members().end()};
+  return pool_->member_list();
 }
 
 // Steps become durable when committed; with perfect checkpoints, as they

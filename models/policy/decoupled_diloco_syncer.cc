@@ -369,17 +369,18 @@ void DecoupledDilocoSyncer::record(const RoundRecord& in) {
   st.sync_time += rec.sync_time;
   st.tokens_merged += rec.tokens;
   if (observer_) observer_(rec);
-  ctx_.trace_instant(trace_track_, "merge",
-                     {{"fragment", rec.fragment}, {"round", rec.round}, {"quorum", rec.quorum},
-                      {"contributors", rec.contributors}, {"max_staleness", rec.max_staleness}});
-  if (ctx_.events != nullptr) {
-    ctx_.log("sync_round", {{"fragment", rec.fragment}, {"round", rec.round},
-                            {"quorum", rec.quorum}, {"contributors", rec.contributors},
-                            {"tokens", rec.tokens}, {"weight", rec.weight},
-                            {"max_staleness", rec.max_staleness},
-                            {"grace_wait_s", rec.grace_wait.seconds_f()},
-                            {"sync_s", rec.sync_time.seconds_f()}});
-  }
+  ctx_.trace_instant(trace_track_, "merge", [&rec] {
+    return nlohmann::json{{"fragment", rec.fragment}, {"round", rec.round}, {"quorum", rec.quorum},
+                          {"contributors", rec.contributors}, {"max_staleness", rec.max_staleness}};
+  });
+  ctx_.log("sync_round", [&rec] {
+    return nlohmann::json{{"fragment", rec.fragment}, {"round", rec.round},
+                          {"quorum", rec.quorum}, {"contributors", rec.contributors},
+                          {"tokens", rec.tokens}, {"weight", rec.weight},
+                          {"max_staleness", rec.max_staleness},
+                          {"grace_wait_s", rec.grace_wait.seconds_f()},
+                          {"sync_s", rec.sync_time.seconds_f()}};
+  });
 }
 
 void DecoupledDilocoSyncer::on_learner_change(uint32_t m) {

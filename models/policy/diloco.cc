@@ -309,9 +309,11 @@ void Diloco::finish_barrier() {
     rebase(k);
     lr.group->release();
   }
-  ctx_->log("barrier", {{"sync", sync}, {"step", synced_step_}, {"fragment", fragment},
-                        {"learners", participants}, {"open_s", open.seconds_f()},
-                        {"comm_s", comm_time_.seconds_f()}, {"wait_s", comm_wait_.seconds_f()}});
+  ctx_->log("barrier", [&] {
+    return nlohmann::json{{"sync", sync}, {"step", synced_step_}, {"fragment", fragment},
+                          {"learners", participants}, {"open_s", open.seconds_f()},
+                          {"comm_s", comm_time_.seconds_f()}, {"wait_s", comm_wait_.seconds_f()}};
+  });
   for (uint32_t k = 0; k < learners_.size(); ++k) {
     const Learner& lr = learners_[k];
     if (lr.role == Role::kDropped && lr.group->held()) start_pull(k);

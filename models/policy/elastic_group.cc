@@ -15,7 +15,8 @@ ElasticGroup::ElasticGroup(RunContext& ctx, std::string name, cluster::SliceId f
       end_(end),
       spec_(spec),
       tokens_per_slice_step_(tokens_per_slice_step),
-      listener_(std::move(listener)) {
+      listener_(std::move(listener)),
+      health_(ctx.cluster, first, end) {
   GOODSIM_CHECK(first < end && end <= ctx.layout().slices() && spec.min_slices >= 1);
   pause_handler_ = ctx.sim.add_handler(name_ + ".pause_done",
                                        [this](const core::Event&) { on_pause_done(); });
@@ -38,10 +39,8 @@ void ElasticGroup::set_mode(Mode m) {
 }
 
 void ElasticGroup::start() {
-  for (cluster::SliceId s = first_; s < end_; ++s) {
-    active_ += ctx_.cluster.slice_up(s) ? 1 : 0;
-    down_chips_ += ctx_.cluster.slice_down_chips(s);
-  }
+  health_.recount();
+  active_ = health_.up_slices();
   if (active_ >= spec_.min_slices) {
     run();
   } else {
@@ -58,13 +57,7 @@ uint64_t ElasticGroup::active_chips() const {
 }
 
 void ElasticGroup::on_cluster_change(const cluster::ClusterChange& change) {
-  const cluster::Layout& l = ctx_.layout();
-  const cluster::ChipId c0 = l.first_chip(change.domain, change.id);
-  const cluster::SliceId s0 = l.slice_of(c0);
-  const cluster::SliceId s1 = l.slice_of(static_cast<cluster::ChipId>(c0 + l.chips_in(change.domain, change.id) - 1));
-  if (s1 < first_ || s0 >= end_) return;
-  down_chips_ = 0;
-  for (cluster::SliceId s = first_; s < end_; ++s) down_chips_ += ctx_.cluster.slice_down_chips(s);
+  if (!health_.on_cluster_change(change)) return;
   const uint32_t before = active_;
   for (cluster::SliceId s : change.slices_flipped) {
     if (s < first_ || s >= end_) continue;
@@ -197,19 +190,16 @@ double ElasticGroup::slowdown() const {
 }
 
 core::Duration ElasticGroup::pace() const {
-  std::vector<uint32_t> per_site(ctx_.layout().sites(), 0);
-  for (cluster::SliceId s = first_; s < end_; ++s) {
-    if (ctx_.cluster.slice_up(s)) ++per_site[ctx_.layout().site_of(s)];
-  }
   const core::Duration base = ctx_.job.step_time;
-  return core::Duration::from_seconds(base.seconds_f() * slowdown()) + dp_step_comm(ctx_, per_site);
+  return core::Duration::from_seconds(base.seconds_f() * slowdown()) +
+         dp_step_comm(ctx_, health_.up_per_site());
 }
 
 void ElasticGroup::add_split(ChipTimeLedger::Split& split) const {
   auto at = [&split](Category c) -> uint64_t& { return split[static_cast<size_t>(c)]; };
   const uint64_t active = active_chips();
-  at(Category::kDown) += chip_units(down_chips_);
-  at(Category::kIdle) += chip_units(chips() - down_chips_ - active);
+  at(Category::kDown) += chip_units(down_chips());
+  at(Category::kIdle) += chip_units(chips() - down_chips() - active);
   const uint64_t units = chip_units(active);
   switch (mode_) {
     case Mode::kRunning:

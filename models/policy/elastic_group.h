@@ -27,6 +27,7 @@
 #include <string>
 
 #include "models/policy/chip_time_ledger.h"
+#include "models/policy/slice_range_health.h"
 #include "models/policy/step_clock.h"
 #include "models/run_context.h"
 
@@ -85,7 +86,7 @@ class ElasticGroup {
   ChipNanos lost_work() const { return lost_; }
   uint64_t chips() const;
   uint64_t active_chips() const;
-  uint64_t down_chips() const { return down_chips_; }
+  uint64_t down_chips() const { return health_.down_chips(); }
   // The step clock (a copy of it predicts this group's steps until the next
   // change of mode or pace).
   const StepClock& clock() const { return clock_; }
@@ -110,6 +111,7 @@ class ElasticGroup {
   ElasticSpec spec_;
   double tokens_per_slice_step_;
   Listener listener_;
+  SliceRangeHealth health_;  // down chips and up slices per site of the range
   core::HandlerId pause_handler_ = 0;
   uint32_t trace_track_ = 0;
   core::EventId pause_event_;
@@ -118,7 +120,6 @@ class ElasticGroup {
   bool changed_while_held_ = false;
   uint32_t active_ = 0;
   uint32_t clock_active_ = 0;  // active slices the running clock was started with
-  uint64_t down_chips_ = 0;
   StepClock clock_;
   double tokens_done_ = 0;     // tokens of closed running segments
   uint64_t steps_at_segment_ = 0;

@@ -48,17 +48,21 @@ void TransientStragglers::on_arrival() {
   const auto target = cluster::SlowdownTarget::of(config_.domain, unit);
   const cluster::SlowdownId id =
       ctx_->cluster.add_slowdown(target, factor, cluster::SlowdownMode::kSlowest, ctx_->sim.now());
-  ctx_->log("slowdown_start", {{"domain", cluster::domain_name(config_.domain)},
-                               {"id", unit},
-                               {"factor", factor},
-                               {"duration_s", length.seconds_f()}});
+  ctx_->log("slowdown_start", [&] {
+    return nlohmann::json{{"domain", cluster::domain_name(config_.domain)},
+                          {"id", unit},
+                          {"factor", factor},
+                          {"duration_s", length.seconds_f()}};
+  });
   ctx_->sim.schedule_in(length, core::kBandRepair, end_handler_, unit, id.value());
 }
 
 void TransientStragglers::on_end(uint32_t unit, uint64_t slowdown) {
   set_episode(unit, false);
   ctx_->cluster.remove_slowdown(cluster::SlowdownId::from_value(slowdown), ctx_->sim.now());
-  ctx_->log("slowdown_end", {{"domain", cluster::domain_name(config_.domain)}, {"id", unit}});
+  ctx_->log("slowdown_end", [&] {
+    return nlohmann::json{{"domain", cluster::domain_name(config_.domain)}, {"id", unit}};
+  });
 }
 
 void TransientStragglers::set_episode(uint32_t unit, bool on) {

@@ -1,12 +1,9 @@
 #include "sim/core/event_queue.h"
 
-#include <algorithm>
-
 #include "sim/core/check.h"
 
 namespace goodsim::core {
 namespace {
-constexpr size_t kArity = 4;
 // Rebuild only when stale entries dominate, so the cost amortises to O(1) per
 // cancellation.
 constexpr size_t kMinStaleForRebuild = 1024;
@@ -20,8 +17,13 @@ EventId EventQueue::push(SimTime time, Band band, HandlerId handler, uint64_t a,
   s.a = a;
   s.b = b;
   const uint64_t key = (uint64_t{band} << 56) | next_seq_++;
-  heap_.push_back(Entry{time.ns(), key, slot, s.generation});
-  sift_up(heap_.size() - 1);
+  const Entry e{time.ns(), key, slot, s.generation};
+  if (popped_top_) {
+    heap_.replace_top(e);
+    popped_top_ = false;
+  } else {
+    heap_.push(e);
+  }
   ++live_;
   return EventId{slot, s.generation};
 }
@@ -29,7 +31,8 @@ EventId EventQueue::push(SimTime time, Band band, HandlerId handler, uint64_t a,
 bool EventQueue::cancel(EventId id) {
   if (!id.valid() || id.slot >= slots_.size()) return false;
   if (slots_[id.slot].generation != id.generation) return false;
-  release_slot(id.slot);
+  ++slots_[id.slot].generation;
+  free_slots_.push_back(id.slot);
   --live_;
   ++stale_;
   if (stale_ >= kMinStaleForRebuild && stale_ > live_) rebuild_without_stale();
@@ -37,22 +40,23 @@ bool EventQueue::cancel(EventId id) {
 }
 
 Event EventQueue::pop() {
-  drop_stale_top();
+  settle();
   GOODSIM_CHECK(!heap_.empty());
-  const Entry top = heap_.front();
-  remove_top();
-  const Slot& s = slots_[top.slot];
-  Event e{SimTime::from_ns(top.time), top.key & kMaxSeq, s.handler,
-          static_cast<Band>(top.key >> 56), s.a, s.b};
-  release_slot(top.slot);
+  const Entry top = heap_.top();
+  popped_top_ = true;
+  Slot& s = slots_[top.slot];
+  const Event e{SimTime::from_ns(top.time), top.key & kMaxSeq, s.handler,
+                static_cast<Band>(top.key >> 56), s.a, s.b};
+  s.generation = top.generation + 1;  // live, so the slot's generation is the entry's
+  free_slots_.push_back(top.slot);
   --live_;
   return e;
 }
 
 SimTime EventQueue::next_time() {
-  drop_stale_top();
+  settle();
   GOODSIM_CHECK(!heap_.empty());
-  return SimTime::from_ns(heap_.front().time);
+  return SimTime::from_ns(heap_.top().time);
 }
 
 uint32_t EventQueue::allocate_slot() {
@@ -66,58 +70,24 @@ uint32_t EventQueue::allocate_slot() {
   return static_cast<uint32_t>(slots_.size() - 1);
 }
 
-void EventQueue::release_slot(uint32_t slot) {
-  ++slots_[slot].generation;
-  free_slots_.push_back(slot);
-}
-
-void EventQueue::drop_stale_top() {
-  while (!heap_.empty() && is_stale(heap_.front())) {
-    remove_top();
+void EventQueue::settle() {
+  if (popped_top_) {
+    heap_.pop();
+    popped_top_ = false;
+  }
+  while (stale_ > 0 && !heap_.empty() && is_stale(heap_.top())) {
+    heap_.pop();
     --stale_;
   }
 }
 
-void EventQueue::remove_top() {
-  heap_.front() = heap_.back();
-  heap_.pop_back();
-  if (!heap_.empty()) sift_down(0);
-}
-
-void EventQueue::sift_up(size_t i) {
-  const Entry moving = heap_[i];
-  while (i > 0) {
-    const size_t parent = (i - 1) / kArity;
-    if (!before(moving, heap_[parent])) break;
-    heap_[i] = heap_[parent];
-    i = parent;
-  }
-  heap_[i] = moving;
-}
-
-void EventQueue::sift_down(size_t i) {
-  const size_t n = heap_.size();
-  const Entry moving = heap_[i];
-  for (;;) {
-    const size_t first = i * kArity + 1;
-    if (first >= n) break;
-    const size_t last = std::min(first + kArity, n);
-    size_t best = first;
-    for (size_t c = first + 1; c < last; ++c) {
-      if (before(heap_[c], heap_[best])) best = c;
-    }
-    if (!before(heap_[best], moving)) break;
-    heap_[i] = heap_[best];
-    i = best;
-  }
-  heap_[i] = moving;
-}
-
 void EventQueue::rebuild_without_stale() {
-  std::erase_if(heap_, [this](const Entry& e) { return is_stale(e); });
+  if (popped_top_) {
+    heap_.pop();
+    popped_top_ = false;
+  }
+  heap_.erase_if([this](const Entry& e) { return is_stale(e); });
   stale_ = 0;
-  if (heap_.size() < 2) return;
-  for (size_t i = (heap_.size() - 2) / kArity + 1; i-- > 0;) sift_down(i);
 }
 
 }  // namespace goodsim::core

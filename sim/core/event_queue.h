@@ -6,17 +6,23 @@
 // equal time and band run in the order they were scheduled. Nothing is ordered
 // by pointer or hash.
 //
-// Implementation: a 4-ary min-heap of 24-byte keys. Payloads live in a slot
-// table that never moves during sifts. Cancellation is lazy: cancelling bumps
-// the slot's generation, so the heap entry becomes stale and is discarded when
-// it reaches the top (or when stale entries outnumber live ones, by a rebuild).
-// No allocation per event once the vectors have grown to the peak size.
+// Implementation: a 4-ary min-heap (dary_heap.h) of 24-byte keys; handler and
+// payload live in a slot table that never moves during sifts. Cancellation is
+// lazy: cancelling bumps the slot's generation, so the heap entry becomes
+// stale and is discarded when it reaches the top (or when stale entries
+// outnumber live ones, by a rebuild); while nothing is cancelled the top is
+// never checked. pop() leaves the popped entry in place and the next push()
+// overwrites it with one sift down (the usual "take the earliest, schedule a
+// successor" pattern costs one sift instead of two); any other operation
+// removes it first. No allocation per event once the vectors have grown to
+// the peak size.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "sim/core/dary_heap.h"
 #include "sim/core/time.h"
 
 namespace goodsim::core {
@@ -65,6 +71,11 @@ class EventQueue {
     uint32_t slot;
     uint32_t generation;
   };
+  struct Before {
+    bool operator()(const Entry& x, const Entry& y) const {
+      return x.time < y.time || (x.time == y.time && x.key < y.key);
+    }
+  };
   struct Slot {
     uint32_t generation = 0;
     HandlerId handler = 0;
@@ -72,24 +83,20 @@ class EventQueue {
     uint64_t b = 0;
   };
 
-  static bool before(const Entry& x, const Entry& y) {
-    return x.time < y.time || (x.time == y.time && x.key < y.key);
-  }
   uint32_t allocate_slot();
-  void release_slot(uint32_t slot);
   bool is_stale(const Entry& e) const { return slots_[e.slot].generation != e.generation; }
-  void drop_stale_top();
-  void remove_top();
-  void sift_up(size_t i);
-  void sift_down(size_t i);
+  // Removes the entry pop() left at the top, then every stale one above the
+  // earliest live entry.
+  void settle();
   void rebuild_without_stale();
 
-  std::vector<Entry> heap_;
+  DaryHeap<Entry, Before> heap_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
   uint64_t next_seq_ = 0;
   size_t live_ = 0;
   size_t stale_ = 0;
+  bool popped_top_ = false;  // the top entry was returned by pop(), not yet removed
 };
 
 }  // namespace goodsim::core

@@ -43,6 +43,7 @@ struct PolicyResult {
   std::optional<double> time_to_target_s;
   uint64_t fingerprint = 0;
   uint64_t events = 0;  // events the engine executed (not in summary.json)
+  double wall_s = 0;    // wall-clock seconds the simulation took (not in summary.json)
   std::vector<TimeseriesRow> series;
 };
 
