@@ -83,6 +83,8 @@ class Diloco : public Policy {
   std::optional<core::SimTime> target_reached_at() const override { return target_at_; }
   uint32_t learner_count() const override { return static_cast<uint32_t>(learners_.size()); }
   std::vector<cluster::SliceId> learner_slices(uint32_t k) const override;
+  bool slice_allocated(cluster::SliceId s) const override;
+  bool slice_running(cluster::SliceId s) const override;
   const ChipTimeLedger& ledger() const override { return ledger_; }
   const OutageTracker& outages() const override { return outages_; }
   void on_cluster_change(const cluster::ClusterChange& change) override;

@@ -31,7 +31,11 @@ struct ElasticDataParallelConfig {
 
 // Reads downscale_time, upscale_time, restart_time and min_slices; rejects a
 // min_slices above `max_slices` (when given).
+// Also reads the resize rules (read_resize_rules).
 ElasticSpec read_elastic_spec(scenario::ObjectReader& r, std::optional<uint32_t> max_slices);
+// Reads resize_per_slice, during_pause, pause_extension, upscale_every and
+// upscale_batch into `e` (see elastic_group.h).
+void read_resize_rules(scenario::ObjectReader& r, ElasticSpec& e);
 
 class ElasticDataParallel : public Policy {
  public:
@@ -43,6 +47,8 @@ class ElasticDataParallel : public Policy {
   std::optional<core::SimTime> target_reached_at() const override { return target_at_; }
   uint32_t learner_count() const override { return 1; }
   std::vector<cluster::SliceId> learner_slices(uint32_t k) const override;
+  bool slice_allocated(cluster::SliceId s) const override;
+  bool slice_running(cluster::SliceId s) const override;
   const ChipTimeLedger& ledger() const override { return ledger_; }
   const OutageTracker& outages() const override { return outages_; }
   void on_cluster_change(const cluster::ClusterChange& change) override;
