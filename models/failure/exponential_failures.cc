@@ -1,5 +1,6 @@
 #include "models/failure/exponential_failures.h"
 
+#include "models/enum_choice.h"
 #include "sim/scenario/distribution_reader.h"
 
 namespace goodsim::models::failure {
@@ -15,13 +16,9 @@ ExponentialFailuresConfig ExponentialFailuresConfig::from_json(scenario::ObjectR
   c.causes = CauseMix::from_json(r, "causes", "unspecified");
   c.lemon_clean = r.fraction("lemon_clean", 0.0, "probability that a repair turns a lemon "
                              "into a normal chip");
-  const std::string scope = r.choice(
-      "scope", {"all", "allocated", "running"}, "all",
-      "which chips fail: all, allocated (only chips of slices the policy uses) or running "
-      "(only while their slice computes)");
-  c.scope = scope == "all"         ? ExponentialFailuresConfig::Scope::kAll
-            : scope == "allocated" ? ExponentialFailuresConfig::Scope::kAllocated
-                                   : ExponentialFailuresConfig::Scope::kRunning;
+  c.scope = read_enum(r, "scope", {"all", "allocated", "running"}, c.scope,
+                      "which chips fail: all, allocated (only chips of slices the policy "
+                      "uses) or running (only while their slice computes)");
   return c;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/enum_choice.h"
 #include "models/loss_tracker.h"
 #include "models/policy/comm_model.h"
 
@@ -14,14 +15,11 @@ DataParallelConfig DataParallelConfig::from_json(scenario::ObjectReader& r) {
                               "detection + restart once every member slice is up");
   c.swap_time = r.duration("swap_time", core::Duration::minutes(2),
                            "time to bring a warm standby (spare slice) into the job");
-  const std::string during = r.choice(
-      "failure_during_restart", {"absorb", "extend", "restart"}, "absorb",
+  c.during_restart = read_enum(
+      r, "failure_during_restart", {"absorb", "extend", "restart"}, c.during_restart,
       "a member failure during the restart: absorb (the restart goes on, the member is "
       "swapped in parallel), extend (and the restart ends restart_extension later) or "
       "restart (the restart begins again once every member is up)");
-  c.during_restart = during == "absorb"   ? DataParallelConfig::DuringRestart::kAbsorb
-                     : during == "extend" ? DataParallelConfig::DuringRestart::kExtend
-                                          : DataParallelConfig::DuringRestart::kRestart;
   c.restart_extension = r.duration("restart_extension", core::Duration::minutes(1),
                                    "extend: added to the restart per member failure during it");
   if (auto n = r.optional_count("standbys", "warm standbys among the spare slices, swapped in "

@@ -1,5 +1,6 @@
 #include "models/policy/elastic_data_parallel.h"
 
+#include "models/enum_choice.h"
 #include "models/loss_tracker.h"
 
 #include <algorithm>
@@ -28,13 +29,10 @@ ElasticSpec read_elastic_spec(scenario::ObjectReader& r, std::optional<uint32_t>
 void read_resize_rules(scenario::ObjectReader& r, ElasticSpec& e) {
   e.resize_per_slice = r.duration("resize_per_slice", core::Duration::zero(),
                                   "added to a downscale or upscale pause per slice that changed");
-  const std::string during = r.choice(
-      "during_pause", {"coalesce", "extend", "restart"}, "coalesce",
+  e.during_pause = read_enum(
+      r, "during_pause", {"coalesce", "extend", "restart"}, e.during_pause,
       "a slice change during a pause: coalesce (the pause under way takes it in), extend "
       "(it also grows by pause_extension) or restart (the pause begins again)");
-  e.during_pause = during == "coalesce" ? ElasticSpec::DuringPause::kCoalesce
-                   : during == "extend" ? ElasticSpec::DuringPause::kExtend
-                                        : ElasticSpec::DuringPause::kRestart;
   e.pause_extension = r.duration("pause_extension", core::Duration::seconds(5),
                                  "extend: added to the pause under way per change during it");
   e.upscale_every = r.optional_duration("upscale_every", "returning slices rejoin together at "
