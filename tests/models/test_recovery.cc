@@ -247,5 +247,42 @@ TEST_CASE("elastic pause rules match their renewal closed forms", "[models][reco
   uptime("restart", std::exp(-c * d));
 }
 
+// Every new mode at once, on every policy type: the ledger invariant holds
+// (run_policy checks it) and a run is determined by its seed.
+TEST_CASE("new recovery modes: accounting and determinism", "[models][recovery]") {
+  nlohmann::json doc = testing::small_scenario("3d", "2h", "20m", "5m", 16, 2);
+  doc["cluster"]["spare_slices"] = 2;
+  doc["failures"][0]["scope"] = "running";
+  doc["failures"][0]["lemon_fraction"] = 0.2;
+  doc["failures"][0]["lemon_multiplier"] = 4;
+  doc["failures"][0]["lemon_clean"] = 0.5;
+  doc["failures"][0].erase("repair_time");
+  doc["failures"][0]["repair"] = {{{"name", "auto"}, {"time", "10m"}, {"success", 0.5}},
+                                  {{"name", "manual"}, {"time", "1h"}}};
+  doc["policies"][0]["failure_during_restart"] = "extend";
+  doc["policies"][0]["standbys"] = 1;
+  doc["policies"][0]["swap_overlaps_restart"] = true;
+  const nlohmann::json resize = {{"during_pause", "extend"}, {"resize_per_slice", "2s"},
+                                 {"upscale_every", "10m"}, {"upscale_batch", 3}};
+  nlohmann::json elastic = {{"name", "e"}, {"type", "elastic_data_parallel"}};
+  nlohmann::json diloco = {{"name", "d"}, {"type", "diloco"}, {"learners", 2},
+                           {"inner_steps", 50}};
+  nlohmann::json decoupled = {{"name", "dd"}, {"type", "decoupled_diloco"}, {"learners", 4},
+                              {"inner_steps", 8}, {"fragments", 2}};
+  for (auto* p : {&elastic, &diloco, &decoupled}) p->update(resize);
+  doc["policies"].push_back(elastic);
+  doc["policies"].push_back(diloco);
+  doc["policies"].push_back(decoupled);
+  const auto prepared = testing::prepare_doc(doc);
+  for (size_t i = 0; i < prepared.policies.size(); ++i) {
+    const output::PolicyResult a = run_policy(prepared, i, 11, nullptr);
+    const output::PolicyResult b = run_policy(prepared, i, 11, nullptr);
+    INFO(a.name);
+    CHECK(a.failures > 0);
+    CHECK(a.fingerprint == b.fingerprint);
+    CHECK(a.goodput == b.goodput);
+  }
+}
+
 }  // namespace
 }  // namespace goodsim::models::policy
