@@ -19,5 +19,7 @@ int sweep();
 // scenarios/paper-1.2m.json (1.2M chips, 7 days, all six policies): wall time,
 // events, events/s and peak memory.
 int paper();
+// scenarios/paper-table1.json at 2.4M chips (7 days, all six policies).
+int paper_table1();
 
 }  // namespace goodsim::bench

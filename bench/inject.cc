@@ -33,7 +33,7 @@ core::Distribution repair() { return core::Distribution::lognormal_mean_sigma(36
 std::unique_ptr<FailureInjector> exponential() {
   models::failure::ExponentialFailuresConfig c;
   c.mtbf = core::Duration::days(365);
-  c.repair_time = repair();
+  c.repair = models::failure::RepairPipeline::single(repair());
   c.causes = *models::failure::CauseMix::preset("llama3");
   return std::make_unique<models::failure::ExponentialFailures>(c, "failures.exp");
 }

@@ -1,7 +1,9 @@
 // What a model sees of the run it takes part in. One RunContext per policy run:
 // each policy is simulated in its own Simulation over its own ClusterState,
-// and because injectors draw only from their own named streams and never look
-// at the policy, every policy of a run faces the same failure history.
+// and because injectors draw only from their own named streams, every policy
+// of a run faces the same failure history. The one exception is a failure
+// scope (`allocated`, `running`): such an injector asks the policy, through
+// SliceUse, which candidate failures apply (docs/models.md, "Failure scope").
 #pragma once
 
 #include <concepts>
@@ -18,6 +20,19 @@ namespace goodsim::models {
 
 class LossTracker;
 
+// What a scoped failure injector may ask the policy of its run.
+class SliceUse {
+ public:
+  // The policy trains on slice `s` or keeps it for itself (not a spare, not
+  // an idle slice).
+  virtual bool slice_allocated(cluster::SliceId s) const = 0;
+  // Slice `s` is computing training steps right now.
+  virtual bool slice_running(cluster::SliceId s) const = 0;
+
+ protected:
+  ~SliceUse() = default;
+};
+
 struct RunContext {
   core::Simulation& sim;
   cluster::ClusterState& cluster;
@@ -29,6 +44,7 @@ struct RunContext {
   output::TraceWriter* trace = nullptr;  // null unless the run writes a timeline
   uint32_t trace_pid = 0;                // this policy's process in the trace
   LossTracker* loss = nullptr;           // null unless the scenario has a loss model
+  const SliceUse* use = nullptr;         // the run's policy; null: every slice in use
 
   const cluster::Layout& layout() const { return cluster.layout(); }
   // A timeline track of this policy (0 when no trace is written).

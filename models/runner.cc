@@ -157,6 +157,8 @@ void fill_result(output::PolicyResult& r, const policy::Policy& p, const core::S
   r.uptime = 1.0 - r.downtime_s / horizon.seconds_f();
   r.outages = p.outages().outages();
   r.longest_outage_s = p.outages().longest().seconds_f();
+  r.checkpoint_pauses = p.outages().checkpoint_pauses();
+  r.checkpoint_pause_s = p.outages().checkpoint_time().seconds_f();
   const policy::Progress prog = p.progress(sim.now());
   r.steps = prog.steps;
   r.tokens = prog.tokens;
@@ -256,6 +258,7 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
   if (trace != nullptr) cluster.add_observer(&traced.emplace(ctx));
   std::unique_ptr<policy::Policy> policy = pp.make();
   cluster.add_observer(policy.get());
+  ctx.use = policy.get();
   std::vector<std::unique_ptr<failure::FailureInjector>> injectors;
   for (const PreparedFailure& f : prepared.failures) injectors.push_back(f.make(f.stream));
   std::vector<std::unique_ptr<straggler::StragglerModel>> stragglers;

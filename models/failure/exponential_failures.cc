@@ -1,5 +1,6 @@
 #include "models/failure/exponential_failures.h"
 
+#include "models/enum_choice.h"
 #include "sim/scenario/distribution_reader.h"
 
 namespace goodsim::models::failure {
@@ -8,19 +9,23 @@ ExponentialFailuresConfig ExponentialFailuresConfig::from_json(scenario::ObjectR
   ExponentialFailuresConfig c;
   c.mtbf = r.duration("mtbf", core::Duration::days(365),
                       "mean up-time of one chip between failures", core::Duration::nanos(1));
-  c.repair_time = scenario::duration_distribution(r, "repair_time", core::Duration::hours(1),
-                                                  "time until a failed chip is back");
+  c.repair = RepairPipeline::from_json(r, core::Duration::hours(1));
   c.lemon_fraction = r.fraction("lemon_fraction", 0.0, "share of chips that are lemons");
   c.lemon_multiplier = r.number("lemon_multiplier", 1.0,
                                 "failure rate of a lemon / that of a normal chip", 1.0);
   c.causes = CauseMix::from_json(r, "causes", "unspecified");
+  c.lemon_clean = r.fraction("lemon_clean", 0.0, "probability that a repair turns a lemon "
+                             "into a normal chip");
+  c.scope = read_enum(r, "scope", {"all", "allocated", "running"}, c.scope,
+                      "which chips fail: all, allocated (only chips of slices the policy "
+                      "uses) or running (only while their slice computes)");
   return c;
 }
 
 ExponentialFailures::ExponentialFailures(ExponentialFailuresConfig config, std::string stream)
     : config_(std::move(config)),
       stream_(std::move(stream)),
-      outages_(config_.repair_time, config_.causes) {}
+      outages_(config_.repair, config_.causes) {}
 
 void ExponentialFailures::start(RunContext& ctx) {
   ctx_ = &ctx;
@@ -37,7 +42,11 @@ void ExponentialFailures::start(RunContext& ctx) {
   arrival_handler_ = ctx.sim.add_handler(stream_ + ".arrival", [this](const core::Event& e) {
     on_arrival(static_cast<Clock>(e.a));
   });
-  outages_.start(ctx, *rng_, stream_);
+  if (config_.lemon_clean > 0 && !lemons_.empty()) {
+    cleaned_.assign(chips, false);
+    clean_on_repair_.assign(chips, false);
+  }
+  outages_.start(ctx, *rng_, stream_, [this](cluster::Domain, uint32_t id) { on_repaired(id); });
   for (Clock clock : {kNormal, kLemon}) {
     if (mean_gap_s_[clock] > 0) schedule_next_arrival(clock);
   }
@@ -60,8 +69,42 @@ cluster::ChipId ExponentialFailures::pick_chip(Clock clock) {
 void ExponentialFailures::on_arrival(Clock clock) {
   const cluster::ChipId chip = pick_chip(clock);
   schedule_next_arrival(clock);
-  if (!ctx_->cluster.chip_up(chip)) return;  // thinning: a down chip cannot fail
-  outages_.begin(cluster::Domain::kChip, chip);
+  if (config_.scope == ExponentialFailuresConfig::Scope::kAll) {
+    if (!ctx_->cluster.chip_up(chip)) return;  // thinning: a down chip cannot fail
+    return fail_chip(*rng_, clock, chip);
+  }
+  // The arrival's own marks: drawn whether or not it becomes a failure, so the
+  // stream never depends on the policy.
+  core::Rng marks(rng_->next_u64());
+  if (!ctx_->cluster.chip_up(chip) || !in_scope(chip)) return;
+  fail_chip(marks, clock, chip);
+}
+
+bool ExponentialFailures::in_scope(cluster::ChipId chip) const {
+  if (ctx_->use == nullptr) return true;
+  const cluster::SliceId s = ctx_->layout().slice_of(chip);
+  return config_.scope == ExponentialFailuresConfig::Scope::kAllocated
+             ? ctx_->use->slice_allocated(s)
+             : ctx_->use->slice_running(s);
+}
+
+// A cleaned lemon on the lemon clock is kept at the normal chip's share of
+// that clock's rate; a repair of a lemon may clean it.
+void ExponentialFailures::fail_chip(core::Rng& rng, Clock clock, cluster::ChipId chip) {
+  if (clock == kLemon && cleaned(chip) && rng.uniform01() * config_.lemon_multiplier >= 1.0) {
+    return;
+  }
+  outages_.begin_with(rng, cluster::Domain::kChip, chip);
+  if (clock == kLemon && !clean_on_repair_.empty() && !cleaned(chip)) {
+    clean_on_repair_[chip] = rng.uniform01() < config_.lemon_clean;
+  }
+}
+
+void ExponentialFailures::on_repaired(cluster::ChipId chip) {
+  if (clean_on_repair_.empty() || !clean_on_repair_[chip]) return;
+  clean_on_repair_[chip] = false;
+  cleaned_[chip] = true;
+  ++lemons_cleaned_;
 }
 
 }  // namespace goodsim::models::failure

@@ -5,7 +5,11 @@
 namespace goodsim::models::failure {
 
 OutageSource::OutageSource(core::Distribution repair, CauseMix causes)
-    : repair_(std::move(repair)), causes_(std::move(causes)) {}
+    : OutageSource(RepairPipeline::single(std::move(repair)), std::move(causes)) {}
+
+OutageSource::OutageSource(RepairPipeline repair, CauseMix causes)
+    : repair_(std::move(repair)), by_stage_(repair_.stages().size(), 0),
+      causes_(std::move(causes)) {}
 
 void OutageSource::start(RunContext& ctx, core::Rng& rng, const std::string& stream,
                          RepairedFn on_repaired) {
@@ -19,10 +23,15 @@ void OutageSource::start(RunContext& ctx, core::Rng& rng, const std::string& str
 }
 
 core::Duration OutageSource::begin(cluster::Domain d, uint32_t id) {
-  const cluster::CauseId cause = sampler_.draw(*rng_);
-  const core::Duration repair = core::Duration::from_seconds(repair_.sample(*rng_));
-  start_outage(d, id, cause, repair);
-  return repair;
+  return begin_with(*rng_, d, id);
+}
+
+core::Duration OutageSource::begin_with(core::Rng& rng, cluster::Domain d, uint32_t id) {
+  const cluster::CauseId cause = sampler_.draw(rng);
+  const RepairPipeline::Outcome repair = repair_.draw(rng);
+  ++by_stage_[repair.stage];
+  start_outage(d, id, cause, repair.time);
+  return repair.time;
 }
 
 void OutageSource::begin_for(cluster::Domain d, uint32_t id, core::Duration repair) {

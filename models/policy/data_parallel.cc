@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/enum_choice.h"
 #include "models/loss_tracker.h"
 #include "models/policy/comm_model.h"
 
@@ -13,7 +14,24 @@ DataParallelConfig DataParallelConfig::from_json(scenario::ObjectReader& r) {
   c.restart_time = r.duration("restart_time", core::Duration::minutes(5),
                               "detection + restart once every member slice is up");
   c.swap_time = r.duration("swap_time", core::Duration::minutes(2),
-                           "time to bring a spare slice into the job");
+                           "time to bring a warm standby (spare slice) into the job");
+  c.during_restart = read_enum(
+      r, "failure_during_restart", {"absorb", "extend", "restart"}, c.during_restart,
+      "a member failure during the restart: absorb (the restart goes on, the member is "
+      "swapped in parallel), extend (and the restart ends restart_extension later) or "
+      "restart (the restart begins again once every member is up)");
+  c.restart_extension = r.duration("restart_extension", core::Duration::minutes(1),
+                                   "extend: added to the restart per member failure during it");
+  if (auto n = r.optional_count("standbys", "warm standbys among the spare slices, swapped in "
+                                "after swap_time; the other spares take host_selection_time "
+                                "(default: every spare is warm)", 0, UINT32_MAX)) {
+    c.standbys = static_cast<uint32_t>(*n);
+  }
+  c.host_selection_time = r.duration("host_selection_time", core::Duration::minutes(3),
+                                     "time to bring in a spare slice that is not a warm standby");
+  c.swap_overlaps_restart = r.boolean("swap_overlaps_restart", false,
+                                      "begin the restart while spares are swapped in; resume "
+                                      "when both are done");
   c.checkpoint = CheckpointConfig::from_json(r);
   return c;
 }
@@ -38,6 +56,7 @@ void DataParallel::start(RunContext& ctx) {
   const cluster::Layout& layout = ctx.layout();
   const uint32_t spares = layout.spare_slices();
   pool_.emplace(layout.slices() - spares, spares, ctx.cluster);
+  warm_standbys_ = std::min(spares, config_.standbys.value_or(spares));
   ledger_ = ChipTimeLedger(layout.chips());
   register_handlers();
   trace_track_ = ctx.trace_track("job");
@@ -71,7 +90,11 @@ const char* DataParallel::state_name(State s) {
 void DataParallel::enter(State s) {
   state_ = s;
   ctx_->trace_state(trace_track_, state_name(s));
-  outages_.set_training(s == State::kRunning, now());
+  if (s == State::kCheckpoint) {
+    outages_.set_checkpointing(now());
+  } else {
+    outages_.set_training(s == State::kRunning, now());
+  }
   refresh_split();
 }
 
@@ -126,6 +149,7 @@ void DataParallel::on_cluster_change(const cluster::ClusterChange& change) {
   bool member_lost = false;
   for (cluster::SliceId s : change.slices_flipped) {
     member_lost |= change.failed && pool_->is_member(s);
+    if (!change.failed && !pool_->is_member(s)) refill_standby();
     pool_->on_flip(s, change.failed);
   }
   if (member_lost) {
@@ -137,6 +161,10 @@ void DataParallel::on_cluster_change(const cluster::ClusterChange& change) {
       stop_running(/*lose_uncommitted=*/true);
       ctx_->log("job_stop", {{"steps", committed_.steps}});
     } else if (state_ == State::kRestarting) {
+      if (config_.during_restart != DataParallelConfig::DuringRestart::kRestart) {
+        absorb_during_restart();
+        return refresh_split();
+      }
       ctx_->sim.cancel(restart_event_);
       ctx_->log("restart_interrupted", nlohmann::json::object());
     }
@@ -149,7 +177,7 @@ void DataParallel::on_cluster_change(const cluster::ClusterChange& change) {
 
 // Promotes an up spare for every down member; each swap takes swap_time.
 void DataParallel::handle_member_failures() {
-  if (state_ != State::kWaiting) return;
+  if (state_ != State::kWaiting && state_ != State::kRestarting) return;
   // Down members in increasing order, each taking the lowest up spare: the
   // pool keeps both sorted, so this costs the swaps made, not the members.
   while (pool_->has_up_spare()) {
@@ -158,14 +186,42 @@ void DataParallel::handle_member_failures() {
     const auto spare = pool_->replace(*s, ctx_->cluster);
     ++pending_swaps_;
     ctx_->log("spare_swap", {{"failed_slice", *s}, {"spare_slice", *spare}});
-    ctx_->sim.schedule_in(config_.swap_time, core::kBandPolicy, h_swap_);
+    ctx_->sim.schedule_in(next_swap_time(), core::kBandPolicy, h_swap_);
   }
 }
 
+// A swap takes a warm standby while one is ready, else a host selection.
+core::Duration DataParallel::next_swap_time() {
+  if (!config_.standbys) return config_.swap_time;
+  if (warm_standbys_ == 0) return config_.host_selection_time;
+  --warm_standbys_;
+  return config_.swap_time;
+}
+
+// A repaired spare is prepared as a warm standby while fewer are warm.
+void DataParallel::refill_standby() {
+  if (config_.standbys && warm_standbys_ < *config_.standbys) ++warm_standbys_;
+}
+
+// A member failed during the restart and the restart goes on: swap it in
+// parallel (handle_member_failures runs in kRestarting too), and with
+// `extend` push the end of the restart back.
+void DataParallel::absorb_during_restart() {
+  ctx_->log("restart_absorbed", nlohmann::json::object());
+  if (config_.during_restart == DataParallelConfig::DuringRestart::kExtend) {
+    ctx_->sim.cancel(restart_event_);
+    restart_end_ += config_.restart_extension;
+    restart_event_ = ctx_->sim.schedule_at(restart_end_, core::kBandPolicy, h_restart_);
+  }
+  handle_member_failures();
+}
+
 void DataParallel::try_restart() {
-  if (state_ != State::kWaiting || pending_swaps_ > 0) return;
-  if (pool_->down_members() > 0) return;
-  restart_event_ = ctx_->sim.schedule_in(config_.restart_time, core::kBandPolicy, h_restart_);
+  if (state_ != State::kWaiting || pool_->down_members() > 0) return;
+  if (pending_swaps_ > 0 && (restart_paid_ || !config_.swap_overlaps_restart)) return;
+  if (restart_paid_) return on_restart_done();
+  restart_end_ = now() + config_.restart_time;
+  restart_event_ = ctx_->sim.schedule_at(restart_end_, core::kBandPolicy, h_restart_);
   ctx_->log("restart_begin", nlohmann::json::object());
   enter(State::kRestarting);
 }
@@ -178,6 +234,13 @@ void DataParallel::on_swap_done() {
 }
 
 void DataParallel::on_restart_done() {
+  if (pending_swaps_ > 0 || pool_->down_members() > 0) {
+    // Failures absorbed by the restart are not swapped in yet: wait for them.
+    restart_paid_ = true;
+    enter(State::kWaiting);
+    return;
+  }
+  restart_paid_ = false;
   ctx_->log("job_resume", {{"steps", committed_.steps}});
   begin_running();
 }
@@ -297,6 +360,13 @@ void DataParallel::refresh_split() {
     case State::kDone: at(Category::kIdle) += units; break;
   }
   ledger_.set_split(now(), split);
+}
+
+bool DataParallel::slice_allocated(cluster::SliceId s) const { return pool_->is_member(s); }
+
+// A blocking checkpoint write keeps the job's program running.
+bool DataParallel::slice_running(cluster::SliceId s) const {
+  return (state_ == State::kRunning || state_ == State::kCheckpoint) && pool_->is_member(s);
 }
 
 std::vector<cluster::SliceId> DataParallel::learner_slices(uint32_t k) const {

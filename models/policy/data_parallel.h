@@ -3,11 +3,25 @@
 // Members are slices [0, slices - spare_slices); the rest are spares. Any
 // member going down stops the whole job: the work since the last committed
 // checkpoint is rolled back (its productive chip-time becomes lost_work), a
-// spare that is up replaces each failed member after `swap_time`, and once
-// every member is up the job restarts for `restart_time` (a failure during
-// the restart sends it back to waiting; the restart begins again). With no
-// spare it waits for the repair. Checkpoints (see checkpoint_config.h) are
-// taken at step boundaries every interval of compute.
+// spare that is up replaces each failed member (a warm standby after
+// `swap_time`; once the `standbys` are used up, any other up spare after
+// `host_selection_time`), and once every member is up the job restarts for
+// `restart_time`. With no spare up it waits for the repair. A repaired slice
+// that returns to the spares becomes a warm standby again while fewer than
+// `standbys` are warm. Checkpoints (see checkpoint_config.h) are taken at
+// step boundaries every interval of compute.
+//
+// A member failure during the restart (`failure_during_restart`):
+//   absorb (default): the restart goes on; the failed member is swapped (or
+//     repaired) in parallel and the job resumes once both are done. Each
+//     failure while training costs one restart: up-fraction 1 / (1 + lambda c)
+//     for a job failure rate lambda and restart c (with instant swaps).
+//   extend: as absorb, and the restart ends `restart_extension` later.
+//   restart: the job goes back to waiting and the restart begins again once
+//     every member is up: up-fraction e^(-lambda c).
+// With `swap_overlaps_restart` the restart does not wait for the swaps: it
+// begins once every member is up or being swapped in, and the job resumes
+// when both are done (max(restart, swap) instead of their sum).
 //
 // While running, each step takes base x s + c: base is the job's step time,
 // s the slowest member's slowdown, c the non-overlapped all-reduce (inside a
@@ -20,6 +34,7 @@
 // the run ends). Chips of down slices are `down`, up non-members `idle`.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "models/policy/checkpoint_config.h"
@@ -31,8 +46,15 @@
 namespace goodsim::models::policy {
 
 struct DataParallelConfig {
+  enum class DuringRestart { kAbsorb, kExtend, kRestart };
+
   core::Duration restart_time;  // detection + restart once every member is up
-  core::Duration swap_time;     // bringing a spare slice into the job
+  core::Duration swap_time;     // bringing a warm standby into the job
+  DuringRestart during_restart = DuringRestart::kAbsorb;
+  core::Duration restart_extension;  // kExtend: added per member failure
+  std::optional<uint32_t> standbys;  // warm standbys among the spares; none: all
+  core::Duration host_selection_time;  // bringing in a spare that is not warm
+  bool swap_overlaps_restart = false;  // restart while the spares are swapped in
   CheckpointConfig checkpoint;
 
   static DataParallelConfig from_json(scenario::ObjectReader& r);
@@ -47,6 +69,8 @@ class DataParallel : public PolicyBase {
   Progress progress(core::SimTime now) const override;
   uint32_t learner_count() const override { return 1; }
   std::vector<cluster::SliceId> learner_slices(uint32_t k) const override;
+  bool slice_allocated(cluster::SliceId s) const override;
+  bool slice_running(cluster::SliceId s) const override;
   void on_cluster_change(const cluster::ClusterChange& change) override;
   void on_slowdown_change(const cluster::SlowdownChange& change) override;
   void flush_loss(core::SimTime now) override;
@@ -68,6 +92,9 @@ class DataParallel : public PolicyBase {
   void handle_member_failures();
   void try_restart();
   void on_restart_done();
+  void absorb_during_restart();
+  core::Duration next_swap_time();
+  void refill_standby();
   void repace();  // the step time changed: new pace from now
   void on_swap_done();
   void on_checkpoint_due();
@@ -91,6 +118,9 @@ class DataParallel : public PolicyBase {
   Snapshot committed_;
   std::optional<Snapshot> in_flight_;  // checkpoint being written
   uint32_t pending_swaps_ = 0;
+  uint32_t warm_standbys_ = 0;      // warm standbys ready now (with config_.standbys)
+  bool restart_paid_ = false;       // the restart is done; resume once members are up
+  core::SimTime restart_end_;       // when the restart under way ends
   uint32_t trace_track_ = 0;
   uint64_t interruptions_ = 0;
   uint64_t loss_reported_steps_ = 0;  // steps reported to ctx.loss

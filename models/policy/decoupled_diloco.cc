@@ -335,6 +335,19 @@ void DecoupledDiloco::on_target() {
   ctx_->sim.request_stop();
 }
 
+// A parked learner (its scavenged capacity is away) holds no slices.
+bool DecoupledDiloco::slice_allocated(cluster::SliceId s) const {
+  return std::any_of(learners_.begin(), learners_.end(), [s](const auto& l) {
+    return l->group().contains(s) && l->state() != DecoupledDilocoLearner::State::kParked;
+  });
+}
+
+bool DecoupledDiloco::slice_running(cluster::SliceId s) const {
+  return std::any_of(learners_.begin(), learners_.end(), [s](const auto& l) {
+    return l->running() && l->group().slice_computing(s);
+  });
+}
+
 std::vector<cluster::SliceId> DecoupledDiloco::learner_slices(uint32_t k) const {
   const ElasticGroup& g = learners_.at(k)->group();
   std::vector<cluster::SliceId> out;

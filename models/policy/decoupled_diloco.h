@@ -64,6 +64,8 @@ class DecoupledDiloco : public PolicyBase {
   Progress progress(core::SimTime now) const override;
   uint32_t learner_count() const override { return config_.learners; }
   std::vector<cluster::SliceId> learner_slices(uint32_t k) const override;
+  bool slice_allocated(cluster::SliceId s) const override;
+  bool slice_running(cluster::SliceId s) const override;
   void on_cluster_change(const cluster::ClusterChange& change) override;
   void on_slowdown_change(const cluster::SlowdownChange& change) override;
   void on_network_change() override;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "models/policy/elastic_data_parallel.h"
+
 namespace goodsim::models::policy {
 namespace {
 
@@ -52,6 +54,7 @@ void read_costs(ObjectReader& r, DecoupledDilocoConfig& c) {
       r.count("min_slices", 1, "fewest slices a learner trains with; below it the learner "
               "is down and later rejoins", 1, UINT32_MAX));
   c.elastic.restart_time = c.rejoin_overhead;
+  read_resize_rules(r, c.elastic);
 }
 
 void read_windows(ObjectReader& r, DecoupledDilocoConfig& c) {

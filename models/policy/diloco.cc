@@ -455,6 +455,16 @@ Progress Diloco::progress(core::SimTime t) const {
   return p;
 }
 
+bool Diloco::slice_allocated(cluster::SliceId s) const {
+  return std::any_of(learners_.begin(), learners_.end(),
+                     [s](const Learner& l) { return l.group->contains(s); });
+}
+
+bool Diloco::slice_running(cluster::SliceId s) const {
+  return std::any_of(learners_.begin(), learners_.end(),
+                     [s](const Learner& l) { return l.group->slice_computing(s); });
+}
+
 std::vector<cluster::SliceId> Diloco::learner_slices(uint32_t k) const {
   const ElasticGroup& g = learner(k);
   std::vector<cluster::SliceId> out;

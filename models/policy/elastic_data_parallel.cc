@@ -1,5 +1,6 @@
 #include "models/policy/elastic_data_parallel.h"
 
+#include "models/enum_choice.h"
 #include "models/loss_tracker.h"
 
 #include <algorithm>
@@ -21,7 +22,27 @@ ElasticSpec read_elastic_spec(scenario::ObjectReader& r, std::optional<uint32_t>
     r.fail("min_slices", "min_slices (" + std::to_string(e.min_slices) + ") exceeds the " +
                              std::to_string(*max_slices) + " slices available");
   }
+  read_resize_rules(r, e);
   return e;
+}
+
+void read_resize_rules(scenario::ObjectReader& r, ElasticSpec& e) {
+  e.resize_per_slice = r.duration("resize_per_slice", core::Duration::zero(),
+                                  "added to a downscale or upscale pause per slice that changed");
+  e.during_pause = read_enum(
+      r, "during_pause", {"coalesce", "extend", "restart"}, e.during_pause,
+      "a slice change during a pause: coalesce (the pause under way takes it in), extend "
+      "(it also grows by pause_extension) or restart (the pause begins again)");
+  e.pause_extension = r.duration("pause_extension", core::Duration::seconds(5),
+                                 "extend: added to the pause under way per change during it");
+  e.upscale_every = r.optional_duration("upscale_every", "returning slices rejoin together at "
+                                        "the next multiple of this period (default: at once)",
+                                        core::Duration::nanos(1));
+  if (auto n = r.optional_count("upscale_batch", "returning slices rejoin once this many wait "
+                                "(default: at once, or at the upscale_every window)", 1,
+                                UINT32_MAX)) {
+    e.upscale_batch = static_cast<uint32_t>(*n);
+  }
 }
 
 ElasticDataParallelConfig ElasticDataParallelConfig::from_json(scenario::ObjectReader& r,
@@ -140,6 +161,14 @@ void ElasticDataParallel::refresh_split() {
     split[static_cast<size_t>(Category::kIdle)] += chip_units(l.chips_per_slice() - down);
   }
   ledger_.set_split(ctx_->sim.now(), split);
+}
+
+bool ElasticDataParallel::slice_allocated(cluster::SliceId s) const {
+  return group_->contains(s);
+}
+
+bool ElasticDataParallel::slice_running(cluster::SliceId s) const {
+  return !done_ && group_->slice_computing(s);
 }
 
 std::vector<cluster::SliceId> ElasticDataParallel::learner_slices(uint32_t k) const {

@@ -31,7 +31,11 @@ struct ElasticDataParallelConfig {
 
 // Reads downscale_time, upscale_time, restart_time and min_slices; rejects a
 // min_slices above `max_slices` (when given).
+// Also reads the resize rules (read_resize_rules).
 ElasticSpec read_elastic_spec(scenario::ObjectReader& r, std::optional<uint32_t> max_slices);
+// Reads resize_per_slice, during_pause, pause_extension, upscale_every and
+// upscale_batch into `e` (see elastic_group.h).
+void read_resize_rules(scenario::ObjectReader& r, ElasticSpec& e);
 
 class ElasticDataParallel : public PolicyBase {
  public:
@@ -42,6 +46,8 @@ class ElasticDataParallel : public PolicyBase {
   Progress progress(core::SimTime now) const override;
   uint32_t learner_count() const override { return 1; }
   std::vector<cluster::SliceId> learner_slices(uint32_t k) const override;
+  bool slice_allocated(cluster::SliceId s) const override;
+  bool slice_running(cluster::SliceId s) const override;
   void on_cluster_change(const cluster::ClusterChange& change) override;
   void on_slowdown_change(const cluster::SlowdownChange&) override { repace(); }
   // A partition changes the group's WAN cost exactly like a slowdown changes

@@ -21,6 +21,10 @@ ElasticGroup::ElasticGroup(RunContext& ctx, std::string name, cluster::SliceId f
   pause_handler_ = ctx.sim.add_handler(name_ + ".pause_done",
                                        [this](const core::Event&) { on_pause_done(); });
   trace_track_ = ctx.trace_track(name_);
+  if (spec_.upscale_every) {
+    window_handler_ = ctx.sim.add_handler(name_ + ".upscale_window",
+                                          [this](const core::Event&) { on_upscale_window(); });
+  }
 }
 
 const char* ElasticGroup::mode_name(Mode m) {
@@ -61,19 +65,67 @@ void ElasticGroup::on_cluster_change(const cluster::ClusterChange& change) {
   const uint32_t before = active_;
   for (cluster::SliceId s : change.slices_flipped) {
     if (s < first_ || s >= end_) continue;
-    active_ = change.failed ? active_ - 1 : active_ + 1;
+    apply_flip(s, change.failed);
   }
-  if (active_ != before) update_mode();
+  if (spec_.upscale_batch && waiting_.size() >= *spec_.upscale_batch) take_waiting();
+  if (active_ != before) update_mode(active_ > before ? active_ - before : before - active_);
   listener_(*this);
 }
 
-void ElasticGroup::update_mode() {
+// A failed slice leaves the active set (or the waiting list); a returning one
+// joins it, or waits for the next upscale when upscales are batched and the
+// group is training.
+void ElasticGroup::apply_flip(cluster::SliceId s, bool failed) {
+  if (failed) {
+    const auto it = std::find(waiting_.begin(), waiting_.end(), s);
+    if (it != waiting_.end()) {
+      waiting_.erase(it);
+    } else {
+      --active_;
+    }
+    return;
+  }
+  if (!batching() || mode_ == Mode::kDown) {
+    ++active_;
+    return;
+  }
+  waiting_.push_back(s);
+  if (spec_.upscale_every && !window_armed_) {
+    window_armed_ = true;
+    const int64_t every = spec_.upscale_every->ns();
+    const int64_t next = (now().since_start().ns() / every + 1) * every;
+    window_event_ = ctx_.sim.schedule_at(core::SimTime::zero() + core::Duration::nanos(next),
+                                         core::kBandPolicy, window_handler_);
+  }
+}
+
+// Every waiting slice becomes active; returns how many.
+uint32_t ElasticGroup::take_waiting() {
+  const auto n = static_cast<uint32_t>(waiting_.size());
+  active_ += n;
+  waiting_.clear();
+  ctx_.sim.cancel(window_event_);
+  window_armed_ = false;
+  return n;
+}
+
+void ElasticGroup::on_upscale_window() {
+  window_armed_ = false;
+  const uint32_t n = take_waiting();
+  if (n == 0) return;
+  update_mode(n);
+  listener_(*this);
+}
+
+void ElasticGroup::update_mode(uint32_t changed) {
   if (held_) {
     changed_while_held_ = true;
     return;
   }
   const bool was_down = mode_ == Mode::kDown;
+  const bool pausing = mode_ == Mode::kReconfiguring;
   stop_clock();
+  if (active_ < spec_.min_slices) changed += take_waiting();
   if (active_ < spec_.min_slices) {
     ctx_.sim.cancel(pause_event_);
     set_mode(Mode::kDown);
@@ -81,15 +133,34 @@ void ElasticGroup::update_mode() {
   }
   if (was_down) {
     begin_pause(spec_.restart_time);
+  } else if (pausing && spec_.during_pause != ElasticSpec::DuringPause::kRestart) {
+    coalesce_pause(changed);
   } else {
-    begin_pause(active_ < clock_active_ ? spec_.downscale_time : spec_.upscale_time);
+    begin_pause(resize_time(changed));
   }
+}
+
+core::Duration ElasticGroup::resize_time(uint32_t changed) const {
+  const core::Duration fixed = active_ < clock_active_ ? spec_.downscale_time : spec_.upscale_time;
+  return fixed + spec_.resize_per_slice * static_cast<int64_t>(changed);
+}
+
+// The pause under way takes in `changed` more slices: it grows by their
+// per-slice cost (and, with `extend`, by the extension).
+void ElasticGroup::coalesce_pause(uint32_t changed) {
+  core::Duration extra = spec_.resize_per_slice * static_cast<int64_t>(changed);
+  if (spec_.during_pause == ElasticSpec::DuringPause::kExtend) extra += spec_.pause_extension;
+  if (extra == core::Duration::zero()) return;
+  ctx_.sim.cancel(pause_event_);
+  pause_end_ += extra;
+  pause_event_ = ctx_.sim.schedule_at(pause_end_, core::kBandPolicy, pause_handler_);
 }
 
 void ElasticGroup::begin_pause(core::Duration d) {
   ctx_.sim.cancel(pause_event_);
   set_mode(Mode::kReconfiguring);
-  pause_event_ = ctx_.sim.schedule_in(d, core::kBandPolicy, pause_handler_);
+  pause_end_ = now() + d;
+  pause_event_ = ctx_.sim.schedule_at(pause_end_, core::kBandPolicy, pause_handler_);
 }
 
 void ElasticGroup::on_pause_done() {
@@ -175,6 +246,11 @@ void ElasticGroup::rollback_to(uint64_t steps, double tokens) {
   tokens_done_ = tokens;
 }
 
+bool ElasticGroup::slice_computing(cluster::SliceId s) const {
+  return contains(s) && mode_ == Mode::kRunning && ctx_.cluster.slice_up(s) &&
+         std::find(waiting_.begin(), waiting_.end(), s) == waiting_.end();
+}
+
 double ElasticGroup::tokens(core::SimTime t) const {
   if (!clock_.running()) return tokens_done_;
   const uint64_t seg = clock_.steps(t) - steps_at_segment_;
@@ -191,8 +267,12 @@ double ElasticGroup::slowdown() const {
 
 core::Duration ElasticGroup::pace() const {
   const core::Duration base = ctx_.job.step_time;
-  return core::Duration::from_seconds(base.seconds_f() * slowdown()) +
-         dp_step_comm(ctx_, health_.up_per_site());
+  const core::Duration compute = core::Duration::from_seconds(base.seconds_f() * slowdown());
+  if (waiting_.empty()) return compute + dp_step_comm(ctx_, health_.up_per_site());
+  // Slices waiting for the next upscale window are up but not in the ring.
+  std::vector<uint32_t> per_site = health_.up_per_site();
+  for (cluster::SliceId s : waiting_) --per_site[ctx_.layout().site_of(s)];
+  return compute + dp_step_comm(ctx_, per_site);
 }
 
 void ElasticGroup::add_split(ChipTimeLedger::Split& split) const {

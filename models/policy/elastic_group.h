@@ -2,11 +2,20 @@
 // building block of elastic_data_parallel (one group over the job's slices)
 // and of the DiLoCo policies (one group per learner).
 //
-// The group trains on the slices of its range that are up. When one goes down
-// everyone pauses for `downscale_time` and continues with the rest (a smaller
-// batch, no rollback; the step in flight is lost); when one comes back,
-// everyone pauses for `upscale_time` and grows back. A change during a pause
-// restarts the pause. With fewer than `min_slices` up the group stops (mode
+// The group trains on the active slices of its range. When k slices go down
+// everyone pauses for `downscale_time` + k x `resize_per_slice` and continues
+// with the rest (a smaller batch, no rollback; the step in flight is lost);
+// when k slices rejoin, everyone pauses for `upscale_time` + k x
+// `resize_per_slice` and grows back. A change during a pause (`during_pause`):
+//   coalesce (default): the pause under way takes it in; it only grows by
+//     k x resize_per_slice;
+//   extend: it also grows by `pause_extension`;
+//   restart: the pause begins again with the full resize time.
+// Upscale batching: a returning slice waits (idle, not active) until the next
+// multiple of `upscale_every` since t = 0, or until `upscale_batch` slices
+// wait, whichever comes first; then all waiting slices rejoin in one upscale.
+// Without either it rejoins at once. Waiting slices rejoin at once when the
+// group is down. With fewer than `min_slices` active the group stops (mode
 // kDown) until enough return, then pauses `restart_time`; the owner decides
 // whether that also rolls back progress (rollback_to()).
 //
@@ -25,6 +34,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "models/policy/chip_time_ledger.h"
 #include "models/policy/slice_range_health.h"
@@ -34,10 +44,17 @@
 namespace goodsim::models::policy {
 
 struct ElasticSpec {
-  core::Duration downscale_time;  // pause when a slice leaves
-  core::Duration upscale_time;    // pause when a slice returns
+  enum class DuringPause { kCoalesce, kExtend, kRestart };
+
+  core::Duration downscale_time;  // pause when slices leave (fixed part)
+  core::Duration upscale_time;    // pause when slices rejoin (fixed part)
   core::Duration restart_time;    // pause to restart after being below min_slices
   uint32_t min_slices = 1;
+  core::Duration resize_per_slice;  // added to a pause per slice that changed
+  DuringPause during_pause = DuringPause::kCoalesce;
+  core::Duration pause_extension;   // kExtend: added per change during a pause
+  std::optional<core::Duration> upscale_every;  // upscale window period
+  std::optional<uint32_t> upscale_batch;        // rejoin once this many wait
 };
 
 class ElasticGroup {
@@ -77,6 +94,11 @@ class ElasticGroup {
   cluster::SliceId first() const { return first_; }
   cluster::SliceId end() const { return end_; }
   uint32_t active_slices() const { return active_; }
+  bool contains(cluster::SliceId s) const { return s >= first_ && s < end_; }
+  // Slice `s` is one of the active slices and the group is training.
+  bool slice_computing(cluster::SliceId s) const;
+  // Returned slices waiting for the next upscale (batching only).
+  uint32_t waiting_slices() const { return static_cast<uint32_t>(waiting_.size()); }
   uint64_t steps(core::SimTime now) const { return clock_.steps(now); }
   double tokens(core::SimTime now) const;
   std::optional<core::SimTime> time_of_step(uint64_t n) const;
@@ -100,7 +122,13 @@ class ElasticGroup {
   void begin_pause(core::Duration d);
   void run();
   void stop_clock();
-  void update_mode();
+  void update_mode(uint32_t changed);
+  void apply_flip(cluster::SliceId s, bool failed);
+  bool batching() const { return spec_.upscale_every || spec_.upscale_batch; }
+  uint32_t take_waiting();
+  void on_upscale_window();
+  void coalesce_pause(uint32_t changed);
+  core::Duration resize_time(uint32_t changed) const;
   core::Duration pace() const;
   double slowdown() const;
   core::SimTime now() const { return ctx_.sim.now(); }
@@ -115,6 +143,11 @@ class ElasticGroup {
   core::HandlerId pause_handler_ = 0;
   uint32_t trace_track_ = 0;
   core::EventId pause_event_;
+  core::SimTime pause_end_;
+  core::HandlerId window_handler_ = 0;
+  core::EventId window_event_;
+  bool window_armed_ = false;
+  std::vector<cluster::SliceId> waiting_;  // returned, not yet rejoined
   Mode mode_ = Mode::kDown;
   bool held_ = false;
   bool changed_while_held_ = false;

@@ -23,7 +23,7 @@ struct Progress {
   uint64_t active_chips = 0;  // chips computing steps right now
 };
 
-class Policy : public cluster::ClusterObserver {
+class Policy : public cluster::ClusterObserver, public SliceUse {
  public:
   // Called once at t = 0, after the cluster is built and before any event.
   virtual void start(RunContext& ctx) = 0;
@@ -43,6 +43,10 @@ class Policy : public cluster::ClusterObserver {
   // Reports training that became durable up to `now` to ctx.loss (if any).
   // The runner calls it before each sample; finish() reports the rest.
   virtual void flush_loss(core::SimTime now) { static_cast<void>(now); }
+  // Failure scopes (SliceUse): a policy that does not say uses every slice
+  // and computes on it all the time.
+  bool slice_allocated(cluster::SliceId) const override { return true; }
+  bool slice_running(cluster::SliceId) const override { return true; }
   virtual const ChipTimeLedger& ledger() const = 0;
   virtual const OutageTracker& outages() const = 0;
 };

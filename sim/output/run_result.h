@@ -30,8 +30,10 @@ struct PolicyResult {
   double goodput = 0;
   double uptime = 0;
   double downtime_s = 0;
-  uint64_t outages = 0;
+  uint64_t outages = 0;          // stops caused by a failure or a recovery
   double longest_outage_s = 0;
+  uint64_t checkpoint_pauses = 0;  // stops that were only planned checkpoint writes
+  double checkpoint_pause_s = 0;
   uint64_t failures = 0;
   // Outages begun, per root cause, in the order causes were first declared.
   std::vector<std::pair<std::string, uint64_t>> failure_causes;

@@ -23,6 +23,8 @@ Json policy_json(const PolicyResult& p) {
           {"downtime_s", p.downtime_s},
           {"outages", p.outages},
           {"longest_outage_s", p.longest_outage_s},
+          {"checkpoint_pauses", p.checkpoint_pauses},
+          {"checkpoint_pause_s", p.checkpoint_pause_s},
           {"failures", p.failures},
           {"failure_causes", std::move(causes)},
           {"tokens", p.tokens},

@@ -50,7 +50,8 @@ TEST_CASE("accounting categories sum to chips x horizon", "[models][dp]") {
   CHECK(badput(r, "lost_work") <= r.outages * 1.0 * chips + 1e-9);
 }
 
-// Renewal argument: the fleet fails at rate L = chips / mtbf while the job
+// Renewal argument, with failure_during_restart "restart" (the absorbing
+// rules are checked in test_recovery.cc): the fleet fails at rate L = chips / mtbf while the job
 // runs or restarts (all chips up then). After a failure the job waits the
 // repair time r, then restarts for R; a failure during the restart costs
 // another r and a fresh restart. Expected down time per failure is
@@ -58,12 +59,14 @@ TEST_CASE("accounting categories sum to chips x horizon", "[models][dp]") {
 //   f = e^(-LR) / (1 + L r).
 // Failures during the short repair wait overlap and are neglected: their
 // effect is of order (L r)^2 = 1e-6 here.
-TEST_CASE("data_parallel uptime matches the renewal closed form", "[models][dp][stat]") {
+TEST_CASE("data_parallel uptime matches the renewal closed form (restart rule)",
+          "[models][dp][stat]") {
   const double chips = 64, mtbf_h = 64, restart_h = 0.5, repair_s = 1;
   const double rate = chips / (mtbf_h * 3600), restart_s = restart_h * 3600;
   const double expected = std::exp(-rate * restart_s) / (1 + rate * repair_s);
-  const auto prepared =
-      testing::prepare_doc(testing::small_scenario("2000h", "64h", "1s", "30m"));
+  nlohmann::json doc = testing::small_scenario("2000h", "64h", "1s", "30m");
+  doc["policies"][0]["failure_during_restart"] = "restart";
+  const auto prepared = testing::prepare_doc(doc);
   const int seeds = 24;
   double sum = 0, sum_sq = 0;
   for (int s = 1; s <= seeds; ++s) {

@@ -18,7 +18,7 @@ using Harness = testing::InjectorHarness;
 ExponentialFailuresConfig config(double mtbf_s, core::Distribution repair) {
   ExponentialFailuresConfig c;
   c.mtbf = core::Duration::from_seconds(mtbf_s);
-  c.repair_time = std::move(repair);
+  c.repair = RepairPipeline::single(std::move(repair));
   return c;
 }
 

@@ -72,11 +72,12 @@ TEST_CASE("outputs are written with the documented shape", "[output]") {
   }
   const auto& p = s["policies"][0];
   for (const char* key : {"name", "type", "goodput", "uptime", "downtime_s", "outages",
-                          "longest_outage_s", "failures", "failure_causes", "tokens", "steps", "badput",
-                          "final_loss", "time_to_target_s", "fingerprint"}) {
+                          "longest_outage_s", "checkpoint_pauses", "checkpoint_pause_s", "failures",
+                          "failure_causes", "tokens", "steps", "badput", "final_loss",
+                          "time_to_target_s", "fingerprint"}) {
     CHECK(p.contains(key));
   }
-  CHECK(p.size() == 15);
+  CHECK(p.size() == 17);
   CHECK(p["final_loss"].is_null());
   CHECK(p["badput"].size() == 7);
   std::ifstream csv(dir / "timeseries.csv");

@@ -177,7 +177,7 @@ TEST_CASE("weibull with shape 1 agrees with exponential_failures (chi-square)",
   const auto weib = run(chips, config(1.0, mtbf, repair, true), horizon, 6);
   ExponentialFailuresConfig e;
   e.mtbf = core::Duration::from_seconds(mtbf);
-  e.repair_time = core::Distribution::fixed(repair);
+  e.repair = RepairPipeline::single(core::Distribution::fixed(repair));
   Harness h(chips, 6);
   ExponentialFailures inj(e, "failures.exp");
   h.run(inj, horizon);
