@@ -15,6 +15,9 @@
 namespace goodsim::models {
 
 class LossTracker;
+namespace policy {
+class LayerStepModel;
+}
 
 struct RunContext {
   core::Simulation& sim;
@@ -27,6 +30,9 @@ struct RunContext {
   output::TraceWriter* trace = nullptr;  // null unless the run writes a timeline
   uint32_t trace_pid = 0;                // this policy's process in the trace
   LossTracker* loss = nullptr;           // null unless the scenario has a loss model
+  // Caches the layer-level step model's costs; null unless job.layers is set
+  // (dp_step_comm then computes them afresh).
+  policy::LayerStepModel* layer_model = nullptr;
 
   const cluster::Layout& layout() const { return cluster.layout(); }
   // A timeline track of this policy (0 when no trace is written).
