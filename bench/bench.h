@@ -18,4 +18,8 @@ int sweep();
 // events, events/s and peak memory.
 int paper();
 
+// goodsim bandwidth on scenarios/streaming-bandwidth.json, 5 policies x 5
+// targets: min and median wall time of 3 runs.
+int bandwidth();
+
 }  // namespace goodsim::bench

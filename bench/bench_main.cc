@@ -1,4 +1,4 @@
-// goodsim_bench [hold|cluster|inject]...: runs the named benchmarks (default: all).
+// goodsim_bench [hold|cluster|inject|sweep|paper|bandwidth]...: runs the named benchmarks (default: all).
 #include <cstring>
 #include <iostream>
 
@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "sweep") == 0) continue;
     if (std::strcmp(argv[i], "paper") == 0) continue;
+    if (std::strcmp(argv[i], "bandwidth") == 0) continue;
     if (std::strcmp(argv[i], "hold") != 0 && std::strcmp(argv[i], "cluster") != 0 &&
         std::strcmp(argv[i], "inject") != 0) {
       std::cerr << "usage: goodsim_bench [hold|cluster|inject]...\n";
@@ -28,5 +29,6 @@ int main(int argc, char** argv) {
   if (wanted("inject")) rc |= goodsim::bench::inject();
   if (wanted("sweep")) rc |= goodsim::bench::sweep();
   if (wanted("paper")) rc |= goodsim::bench::paper();
+  if (wanted("bandwidth")) rc |= goodsim::bench::bandwidth();
   return rc;
 }
