@@ -4,11 +4,14 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "models/policy/fragment_transfer.h"
 #include "models/policy/layer_step_model.h"
+#include "sim/output/event_log.h"
 #include "tests/support/scenarios.h"
 
 namespace goodsim::models::policy {
@@ -177,6 +180,41 @@ TEST_CASE("streaming diloco: more bandwidth and more overlap never hurt", "[mode
     double no_overlap = goodput(streaming("3Gbps", 0, bits));
     CHECK(goodput(streaming("3Gbps", 1, bits)) >= no_overlap - 1e-9);
   }
+}
+
+// The syncer's summary line of a run's event log.
+nlohmann::json syncer_summary(const nlohmann::json& doc) {
+  const auto dir = std::filesystem::temp_directory_path() / "goodsim_test_layers_log";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "events.jsonl";
+  {
+    output::EventLog log(path);
+    run_policy(testing::prepare_doc(doc), 0, 1, &log);
+    log.commit();
+  }
+  std::ifstream in(path);
+  nlohmann::json summary;
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j["event"] == "syncer_summary") summary = j;
+  }
+  std::filesystem::remove_all(dir);
+  return summary;
+}
+
+TEST_CASE("decoupled_diloco: quantized fragments arrive less late", "[models][layers]") {
+  // 8 layers in 4 strided fragments of 5e8 bytes (16 bits) over 1 Gbps: the
+  // syncer's pull and broadcast take seconds, far beyond tau = 2 steps of 0.1 s.
+  nlohmann::json doc = two_sites("1Gbps", 8);
+  doc["horizon"] = "10m";
+  doc["policies"] = {{{"name", "d"}, {"type", "decoupled_diloco"}, {"learners", 2},
+                      {"inner_steps", 8}, {"fragments", 4}, {"fragment_layers", "strided"}}};
+  const nlohmann::json full = syncer_summary(doc);
+  doc["policies"][0]["transfer_bits"] = 4;
+  const nlohmann::json fp4 = syncer_summary(doc);
+  REQUIRE(full.contains("max_lateness_s"));
+  CHECK(full["max_lateness_s"].get<double>() > 1.0);
+  CHECK(fp4["max_lateness_s"].get<double>() < full["max_lateness_s"].get<double>());
 }
 
 TEST_CASE("fragments may not outnumber job.layers", "[models][layers]") {
