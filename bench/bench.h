@@ -22,4 +22,8 @@ int paper();
 // scenarios/paper-table1.json at 2.4M chips (7 days, all six policies).
 int paper_table1();
 
+// goodsim bandwidth on scenarios/streaming-bandwidth.json, 5 policies x 5
+// targets: min and median wall time of 3 runs.
+int bandwidth();
+
 }  // namespace goodsim::bench

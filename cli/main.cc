@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "cli/bandwidth.h"
 #include "cli/commands.h"
 #include "cli/sweep/check.h"
 #include "cli/sweep/sweep.h"
@@ -13,6 +14,7 @@
 
 namespace {
 
+using goodsim::cli::BandwidthOptions;
 using goodsim::cli::RunOptions;
 using goodsim::cli::sweep::CheckOptions;
 using goodsim::cli::sweep::SweepOptions;
@@ -76,8 +78,27 @@ void add_check(CLI::App& app, CheckOptions& opt) {
   c->add_flag("--update", opt.update, "Record the baseline (atomically) instead of checking");
 }
 
+void add_bandwidth(CLI::App& app, BandwidthOptions& opt) {
+  CLI::App* b = app.add_subcommand("bandwidth", "Find the WAN bandwidth each policy needs for "
+                                                "given compute utilizations (bisection)");
+  b->add_option("scenario", opt.scenario, "Scenario JSON file (with WAN links)")->required();
+  b->add_option("--target", opt.targets, "Utilizations (goodput) to reach, e.g. "
+                                         "0.5,0.8,0.9,0.95,0.99")
+      ->delimiter(',')
+      ->required();
+  b->add_option("--min", opt.min, "Lowest bandwidth tried (default 1Mbps)");
+  b->add_option("--max", opt.max, "Highest bandwidth tried (default 100Tbps)");
+  b->add_option("--tolerance", opt.tolerance, "Relative precision of each answer (default 0.01)");
+  b->add_option("--policy", opt.policies, "Only these policies (by name; default: all)")
+      ->delimiter(',');
+  b->add_option("--seed", opt.seed, "Seed (overrides the scenario's seed)");
+  b->add_option("--set", opt.sets, "Override a scenario key first (as in run)")
+      ->allow_extra_args(false);
+}
+
 struct Options {
   RunOptions run;
+  BandwidthOptions bandwidth;
   std::vector<std::string> files, validate_sets;
   SweepOptions sweep;
   CheckOptions check;
@@ -89,6 +110,9 @@ int dispatch(CLI::App& app, const Options& opt) {
   }
   if (app.got_subcommand("check")) return goodsim::cli::sweep::check_command(opt.check, std::cout);
   if (app.got_subcommand("run")) return goodsim::cli::run_command(opt.run, std::cout);
+  if (app.got_subcommand("bandwidth")) {
+    return goodsim::cli::bandwidth_command(opt.bandwidth, std::cout);
+  }
   if (app.got_subcommand("validate")) {
     return goodsim::cli::validate_command(opt.files, opt.validate_sets, std::cout, std::cerr);
   }
@@ -109,6 +133,7 @@ int main(int argc, char** argv) {
   validate->add_option("--set", opt.validate_sets, "Override a key before validation (as in run)");
   add_sweep(app, opt.sweep);
   add_check(app, opt.check);
+  add_bandwidth(app, opt.bandwidth);
   app.add_subcommand("list-models", "List every built-in model with its parameters");
   app.require_subcommand(0, 1);
   try {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "sim/cluster/layout.h"
+#include "sim/scenario/scenario.h"
 
 namespace goodsim::models {
 
@@ -22,6 +23,8 @@ struct ParseContext {
   // scenario file's directory, or empty (the working directory) when the
   // scenario is not a file ("<demo>", "<stdin>").
   std::filesystem::path base_dir;
+  // The scenario's job; null when describing parameters.
+  const scenario::JobSpec* job = nullptr;
 
   // `name` resolved against base_dir (an absolute name is kept as is).
   std::filesystem::path resolve(const std::string& name) const {

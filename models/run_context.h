@@ -19,6 +19,9 @@
 namespace goodsim::models {
 
 class LossTracker;
+namespace policy {
+class LayerStepModel;
+}
 
 // What a scoped failure injector may ask the policy of its run.
 class SliceUse {
@@ -45,6 +48,9 @@ struct RunContext {
   uint32_t trace_pid = 0;                // this policy's process in the trace
   LossTracker* loss = nullptr;           // null unless the scenario has a loss model
   const SliceUse* use = nullptr;         // the run's policy; null: every slice in use
+  // Caches the layer-level step model's costs; null unless job.layers is set
+  // (dp_step_comm then computes them afresh).
+  policy::LayerStepModel* layer_model = nullptr;
 
   const cluster::Layout& layout() const { return cluster.layout(); }
   // A timeline track of this policy (0 when no trace is written).

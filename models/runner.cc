@@ -7,6 +7,7 @@
 #include <set>
 
 #include "models/loss_tracker.h"
+#include "models/policy/layer_step_model.h"
 #include "sim/cluster/cluster_state.h"
 #include "sim/core/simulation.h"
 #include "sim/core/version.h"
@@ -179,7 +180,7 @@ PreparedScenario prepare(const nlohmann::json& doc, const std::string& file,
   cluster::Layout layout = scenario::make_layout(s.cluster);
   cluster::Network network = scenario::make_network(s.cluster);
   failure::ChaosTimeline chaos = failure::parse_chaos(s, layout);
-  const ParseContext ctx{&layout, scenario_base_dir(file)};
+  const ParseContext ctx{&layout, scenario_base_dir(file), &s.job};
   auto failures = prepare_streams<PreparedFailure>(
       s, s.failures, ModelKind::kFailure, registry, ctx,
       [](const ModelInfo& m, ObjectReader& r, const ParseContext& c) { return m.parse_failure(r, c); });
@@ -252,6 +253,9 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
   }
   RunContext ctx{sim,     cluster, network,   prepared.scenario.job,        events,
                  pp.name, trace,   trace_pid, loss ? &*loss : nullptr};
+  const scenario::JobSpec& job = prepared.scenario.job;
+  std::optional<policy::LayerStepModel> layers;
+  if (!job.layer_params.empty()) ctx.layer_model = &layers.emplace(job.layer_params, job.step_time);
   FailureCounter counter;
   cluster.add_observer(&counter);
   std::optional<TraceCluster> traced;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "models/policy/layer_step_model.h"
+
 namespace goodsim::models::policy {
 
 core::Duration ring_allreduce_time(double bytes, uint32_t participants, double bandwidth_bps) {
@@ -87,11 +89,19 @@ core::Duration dp_step_comm(const RunContext& ctx, const std::vector<uint32_t>& 
   }
   const core::Duration intra = ring_allreduce_time(job.gradient_bytes, widest, job.intra_site_bps);
   core::Duration total = core::Duration::from_seconds(intra.seconds_f() * (1.0 - job.comm_overlap));
-  if (sites.size() > 1) {
-    const auto wan = cross_site_allreduce_time(ctx.network, sites, job.gradient_bytes);
-    total += wan ? *wan : core::Duration::days(3650);
+  const auto wan = sites.size() > 1 ? cross_site_allreduce_time(ctx.network, sites, job.gradient_bytes)
+                                    : std::optional(core::Duration::zero());
+  if (!wan) return total + core::Duration::days(3650);
+  if (!job.layer_params.empty()) {
+    // The latency is what a zero-byte all-reduce costs; the rest occupies the WAN.
+    const core::Duration latency =
+        sites.size() > 1 ? cross_site_allreduce_time(ctx.network, sites, 0).value()
+                         : core::Duration::zero();
+    const ReduceCost cost{total, *wan - latency, latency};
+    if (ctx.layer_model != nullptr) return ctx.layer_model->exposed(cost);
+    return LayerStepModel(job.layer_params, job.step_time).step_time(cost) - job.step_time;
   }
-  return total;
+  return total + *wan;
 }
 
 }  // namespace goodsim::models::policy

@@ -52,7 +52,10 @@ std::optional<core::Duration> cross_site_allreduce_time(const cluster::Network& 
 // all-reduce of the job's gradient bytes among the widest site's slices, times
 // (1 - comm_overlap), plus a cross-site ring all-reduce over the WAN when the
 // group spans sites (never overlapped). An unreachable site (a partition)
-// stalls the group: the WAN term is then ten years.
+// stalls the group: the WAN term is then ten years. With job.layers the
+// intra-site and WAN terms become each layer's reduce in the layer-level step
+// model (layer_step_model.h) and only what the backward pass cannot hide
+// counts (ctx.layer_model caches it; without one it is computed afresh).
 core::Duration dp_step_comm(const RunContext& ctx, const std::vector<uint32_t>& active_per_site);
 
 }  // namespace goodsim::models::policy

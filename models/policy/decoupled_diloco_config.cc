@@ -98,6 +98,7 @@ void check_against_layout(ObjectReader& r, const DecoupledDilocoConfig& c,
 DecoupledDilocoConfig DecoupledDilocoConfig::from_json(ObjectReader& r, const ParseContext& ctx) {
   DecoupledDilocoConfig c;
   read_schedule_and_sizes(r, c);
+  c.transfer = FragmentTransfer::from_json(r, ctx, c.fragments);
   read_grace(r, c);
   read_costs(r, c);
   read_windows(r, c);

@@ -14,6 +14,7 @@
 
 #include "models/parse_context.h"
 #include "models/policy/elastic_group.h"
+#include "models/policy/fragment_transfer.h"
 #include "sim/scenario/reader.h"
 #include "sim/scenario/scenario.h"
 
@@ -39,6 +40,7 @@ struct DecoupledDilocoConfig {
   std::optional<double> state_bytes;  // parameters + optimizer state pulled on rejoin
   core::Duration rejoin_overhead;     // restart of a learner's program, on top of the pull
   ElasticSpec elastic;                // per learner; restart_time == rejoin_overhead
+  FragmentTransfer transfer;          // layers per fragment, bits per value
   std::vector<ScavengeWindow> schedule;
 
   // t_p. REQUIRES: p < fragments.

@@ -25,8 +25,7 @@ bool DecoupledDilocoSyncer::reachable(const DecoupledDilocoLearner& l) const {
 }
 
 void DecoupledDilocoSyncer::start() {
-  fragment_bytes_ = ctx_.job.gradient_bytes / config_.fragments;
-  intra_ = core::Duration::from_seconds(fragment_bytes_ * 8.0 / ctx_.job.intra_site_bps);
+  fragment_bytes_ = config_.transfer.bytes(ctx_.job, config_.fragments);
   fragments_.assign(config_.fragments, Fragment{});
   slots_.assign(size_t{config_.fragments} * learners_.size(), Slot{});
   scratch_.reserve(learners_.size());
@@ -274,8 +273,9 @@ void DecoupledDilocoSyncer::feed_loss(uint32_t p) {
   }
 }
 
-void DecoupledDilocoSyncer::transfer_times() {
-  times_.assign(flows_.size(), intra_);
+void DecoupledDilocoSyncer::transfer_times(uint32_t p) {
+  times_.assign(flows_.size(),
+                core::Duration::from_seconds(fragment_bytes_[p] * 8.0 / ctx_.job.intra_site_bps));
   if (ctx_.layout().sites() == 1 || flows_.empty()) return;
   const auto wan = concurrent_transfer_times(ctx_.network, flows_);
   for (size_t i = 0; i < flows_.size(); ++i) {
@@ -286,9 +286,9 @@ void DecoupledDilocoSyncer::transfer_times() {
 void DecoupledDilocoSyncer::broadcast(uint32_t p, RoundRecord& rec) {
   flows_.clear();
   for (const Contribution& k : merged_) {
-    flows_.push_back({learners_[k.learner]->site(), kSyncerSite, fragment_bytes_});
+    flows_.push_back({learners_[k.learner]->site(), kSyncerSite, fragment_bytes_[p]});
   }
-  transfer_times();
+  transfer_times(p);
   core::Duration pull = core::Duration::zero(), slowest = core::Duration::zero();
   for (const auto& t : times_) pull = std::max(pull, t.value_or(pull));
   flows_.clear();
@@ -296,9 +296,9 @@ void DecoupledDilocoSyncer::broadcast(uint32_t p, RoundRecord& rec) {
   for (uint32_t m = 0; m < learners_.size(); ++m) {
     if (!learners_[m]->live()) continue;
     receivers_.push_back(m);
-    flows_.push_back({kSyncerSite, learners_[m]->site(), fragment_bytes_});
+    flows_.push_back({kSyncerSite, learners_[m]->site(), fragment_bytes_[p]});
   }
-  transfer_times();
+  transfer_times(p);
   for (size_t i = 0; i < receivers_.size(); ++i) {
     if (!times_[i]) continue;  // partitioned: it keeps its copy
     const uint32_t m = receivers_[i];

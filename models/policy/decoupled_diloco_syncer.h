@@ -19,7 +19,8 @@
 //     base), each step counted once: weight w = tokens x tokens / steps,
 //     staleness = steps since the base (plus the age of a base inherited from
 //     a peer on rejoin).
-//  4. Sync. The syncer pulls the fragments (gradient_bytes / P each) from the
+//  4. Sync. The syncer pulls the fragments (gradient_bytes / P each, or as
+//     set by transfer_bits and job.layers: fragment_transfer.h) from the
 //     contributors' sites to its own (site 0) and broadcasts the merged
 //     fragment to every live learner: flows started together, WAN links
 //     shared (concurrent_transfer_times), a flow inside one site at
@@ -211,9 +212,9 @@ class DecoupledDilocoSyncer {
   void add_piece(Contribution& k, Slot& s, const DecoupledDilocoLearner& l, int64_t c);
   // Pull and broadcast: sets the arrivals, lateness and rec.sync_time.
   void broadcast(uint32_t p, RoundRecord& rec);
-  // Times of flows_ started together, into times_: WAN flows share links; a
-  // flow inside a site takes intra_.
-  void transfer_times();
+  // Times of flows_ (of fragment p) started together, into times_: WAN flows
+  // share links; a flow inside a site runs at job.intra_site_bps.
+  void transfer_times(uint32_t p);
   void record_lateness(uint32_t p);
   void feed_loss(uint32_t p);
   void observe_quorum(uint32_t p);
@@ -229,7 +230,7 @@ class DecoupledDilocoSyncer {
   std::vector<Fragment> fragments_;
   std::vector<Slot> slots_;
   int64_t clock_ = 0;
-  double fragment_bytes_ = 0;
+  std::vector<double> fragment_bytes_;  // per fragment (FragmentTransfer::bytes)
   MovingAverage step_, to_quorum_, sync_;
   SyncerStats stats_;
   std::function<void(const RoundRecord&)> observer_;
@@ -238,7 +239,6 @@ class DecoupledDilocoSyncer {
   std::vector<Flow> flows_;           // broadcast()'s work space
   std::vector<std::optional<core::Duration>> times_;
   std::vector<uint32_t> receivers_;
-  core::Duration intra_;              // a fragment moved inside a site
   std::vector<loss::Contribution> loss_contributions_;  // feed_loss()'s work space
   bool stopped_ = false;
 };

@@ -45,6 +45,7 @@ void Diloco::start(RunContext& ctx) {
   const auto ranges = place_learners(l, m, config_.placement);
   ledger_ = ChipTimeLedger(l.chips());
   schedule_.emplace(config_.inner_steps, config_.fragments);
+  fragment_bytes_ = config_.transfer.bytes(ctx.job, config_.fragments);
   register_handlers();
   const double per_slice = ctx.job.tokens_per_step / members;
   learners_.resize(m);
@@ -262,8 +263,7 @@ void Diloco::start_comm() {
   for (const Learner& lr : learners_) {
     if (lr.arrived) sites.push_back(lr.home);
   }
-  const double bytes = ctx_->job.gradient_bytes / config_.fragments;
-  const auto t = outer_allreduce_time(*ctx_, sites, bytes);
+  const auto t = outer_allreduce_time(*ctx_, sites, fragment_bytes_[schedule_->fragment(sync_)]);
   if (!t) {
     if (!partitioned_) ctx_->log("outer_partitioned", {{"sync", sync_}});
     partitioned_ = true;

@@ -11,8 +11,10 @@
 // or with P fragments one fragment every ~H/P steps on staggered offsets). A
 // learner that reaches the open sync point holds (chips: sync_wait) until
 // every member learner has reached it. Then the members run the outer
-// all-reduce of gradient_bytes / P (outer_allreduce_time: a ring over the
-// learners' home sites, the site of each learner's first slice). Of that
+// all-reduce of the fragment's bytes (gradient_bytes / P, or as set by
+// transfer_bits and job.layers: fragment_transfer.h) by outer_allreduce_time:
+// a ring over the learners' home sites, the site of each learner's first
+// slice. Of that
 // time, tau x job.step_time (overlap_steps) is hidden behind compute: the
 // members stay held only for the remainder, charged sync_wait at the barrier
 // itself (the same total as waiting tau steps later, with one event less).
@@ -140,6 +142,7 @@ class Diloco : public PolicyBase {
   RunContext* ctx_ = nullptr;
   std::vector<Learner> learners_;
   std::optional<SyncSchedule> schedule_;
+  std::vector<double> fragment_bytes_;  // per fragment
   uint64_t sync_ = 0;         // number of the open sync point
   uint64_t synced_step_ = 0;  // inner step of the global model (last completed barrier)
   std::optional<core::SimTime> opened_;  // first arrival at the open barrier

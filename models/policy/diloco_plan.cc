@@ -148,6 +148,7 @@ DilocoConfig DilocoConfig::from_json(scenario::ObjectReader& r, const ParseConte
   c.drop_failed = r.boolean("drop_failed", false,
                             "barriers proceed without down learners (they rejoin later)");
   check_schedule(r, c);
+  c.transfer = FragmentTransfer::from_json(r, ctx, c.fragments);
   const auto ranges = checked_placement(r, ctx, c);
   std::optional<uint32_t> smallest;
   if (ranges) {

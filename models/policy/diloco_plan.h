@@ -12,6 +12,7 @@
 
 #include "models/parse_context.h"
 #include "models/policy/elastic_group.h"
+#include "models/policy/fragment_transfer.h"
 #include "models/run_context.h"
 #include "sim/cluster/layout.h"
 #include "sim/core/time.h"
@@ -30,6 +31,7 @@ struct DilocoConfig {
   uint64_t overlap_steps = 0;  // tau
   bool drop_failed = false;
   ElasticSpec elastic;
+  FragmentTransfer transfer;  // layers per fragment, bits per value
 
   // Rejects (when the layout is known): more learners than member slices,
   // per_site with learners != sites or a site without member slices,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <set>
 
 #include "sim/scenario/error.h"
@@ -11,6 +12,7 @@ namespace goodsim::scenario {
 namespace {
 
 constexpr int64_t kMaxUnitSize = 1'000'000;
+constexpr int64_t kMaxLayers = 100'000;
 
 void check_name(ObjectReader& r, const std::string& key, const std::string& name) {
   const bool ok = !name.empty() && name.find_first_not_of(
@@ -118,6 +120,35 @@ ClusterSpec parse_cluster(ObjectReader& c) {
   return spec;
 }
 
+// job.layers and job.layer_params: the per-layer parameter counts of the
+// layer-level step model, uniform (params / layers) unless listed.
+std::vector<double> parse_layers(ObjectReader& j, double params) {
+  const auto layers = j.optional_count("layers", "layers of the model: turns on the layer-level "
+                                       "step model (per-layer gradient reduces overlap the "
+                                       "backward pass)", 1, kMaxLayers);
+  const nlohmann::json& listed = j.raw("layer_params", "parameters of each layer, input to output (with "
+                             "\"layers\"; default: params / layers each)");
+  if (j.describing()) return {};
+  if (!layers) {
+    if (!listed.is_null()) j.fail("layer_params", "needs \"layers\"");
+    return {};
+  }
+  const auto n = static_cast<size_t>(*layers);
+  if (listed.is_null()) return std::vector<double>(n, params / static_cast<double>(n));
+  if (!listed.is_array() || listed.size() != n) {
+    j.fail("layer_params", fmt::format("expected a list of {} positive numbers (one per layer)", n));
+  }
+  std::vector<double> out;
+  for (const nlohmann::json& v : listed) {
+    if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
+      j.fail("layer_params", fmt::format("expected a list of {} positive numbers (one per layer), "
+                                         "got {}", n, v.dump()));
+    }
+    out.push_back(v.get<double>());
+  }
+  return out;
+}
+
 JobSpec parse_job(ObjectReader& j, const ClusterSpec& cluster) {
   JobSpec job;
   job.params = j.number("params", "model parameters, e.g. 7e10", 1.0);
@@ -153,6 +184,7 @@ JobSpec parse_job(ObjectReader& j, const ClusterSpec& cluster) {
                                        "per-slice bandwidth of all-reduces inside a site", 1.0);
   job.comm_overlap = j.fraction("comm_overlap", 1.0, "share of the intra-site all-reduce "
                                 "hidden behind compute (1: step_time already includes it)");
+  job.layer_params = parse_layers(j, job.params);
   return job;
 }
 

@@ -55,6 +55,9 @@ struct JobSpec {
   double gradient_bytes = 0;   // bytes of one all-reduce of gradients / parameters
   double intra_site_bps = 0;   // per-slice bandwidth for all-reduces inside a site
   double comm_overlap = 1;     // share of the intra-site all-reduce hidden by compute
+  // Layer-level step model (opt-in): empty, or one parameter count per layer
+  // (input to output). See models/policy/layer_step_model.h.
+  std::vector<double> layer_params;
 };
 
 struct OutputSpec {
