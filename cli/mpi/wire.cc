@@ -56,19 +56,30 @@ class Reader {
   size_t at_ = 0;
 };
 
+// A count, then each element.
+template <typename T, typename PutOne>
+void put_list(Writer& w, const std::vector<T>& items, PutOne put_one) {
+  w.put<uint64_t>(items.size());
+  for (const T& item : items) put_one(w, item);
+}
+
+template <typename T, typename GetOne>
+void get_list(Reader& r, std::vector<T>& items, GetOne get_one) {
+  const auto n = r.get<uint64_t>();
+  for (uint64_t i = 0; i < n; ++i) items.push_back(get_one(r));
+}
+
 void put_task(Writer& w, const sweep::SweepTask& t) {
   w.put<uint64_t>(t.point);
   w.put<uint64_t>(t.k);
-  w.put<uint64_t>(t.policies.size());
-  for (size_t p : t.policies) w.put<uint64_t>(p);
+  put_list(w, t.policies, [](Writer& out, size_t p) { out.put<uint64_t>(p); });
 }
 
 sweep::SweepTask get_task(Reader& r) {
   sweep::SweepTask t;
   t.point = r.get<uint64_t>();
   t.k = r.get<uint64_t>();
-  const auto n = r.get<uint64_t>();
-  for (uint64_t i = 0; i < n; ++i) t.policies.push_back(r.get<uint64_t>());
+  get_list(r, t.policies, [](Reader& in) { return static_cast<size_t>(in.get<uint64_t>()); });
   return t;
 }
 
@@ -101,8 +112,7 @@ sweep::ResultRow get_row(Reader& r, size_t point) {
 Bytes encode(const TaskBatch& batch) {
   Writer w;
   w.put<uint8_t>(batch.stop ? 1 : 0);
-  w.put<uint64_t>(batch.tasks.size());
-  for (const sweep::SweepTask& t : batch.tasks) put_task(w, t);
+  put_list(w, batch.tasks, put_task);
   return w.take();
 }
 
@@ -110,8 +120,7 @@ TaskBatch decode_tasks(const Bytes& bytes) {
   Reader r(bytes);
   TaskBatch batch;
   batch.stop = r.get<uint8_t>() != 0;
-  const auto n = r.get<uint64_t>();
-  for (uint64_t i = 0; i < n; ++i) batch.tasks.push_back(get_task(r));
+  get_list(r, batch.tasks, get_task);
   r.finish();
   return batch;
 }
@@ -119,12 +128,10 @@ TaskBatch decode_tasks(const Bytes& bytes) {
 Bytes encode(const ResultBatch& batch) {
   Writer w;
   w.put<uint64_t>(batch.want);
-  w.put<uint64_t>(batch.results.size());
-  for (const sweep::TaskResult& res : batch.results) {
-    put_task(w, res.task);
-    w.put<uint64_t>(res.rows.size());
-    for (const sweep::ResultRow& row : res.rows) put_row(w, row);
-  }
+  put_list(w, batch.results, [](Writer& out, const sweep::TaskResult& res) {
+    put_task(out, res.task);
+    put_list(out, res.rows, put_row);
+  });
   return w.take();
 }
 
@@ -132,13 +139,11 @@ ResultBatch decode_results(const Bytes& bytes) {
   Reader r(bytes);
   ResultBatch batch;
   batch.want = r.get<uint64_t>();
-  const auto n = r.get<uint64_t>();
-  for (uint64_t i = 0; i < n; ++i) {
-    sweep::TaskResult res{get_task(r), {}};
-    const auto rows = r.get<uint64_t>();
-    for (uint64_t j = 0; j < rows; ++j) res.rows.push_back(get_row(r, res.task.point));
-    batch.results.push_back(std::move(res));
-  }
+  get_list(r, batch.results, [](Reader& in) {
+    sweep::TaskResult res{get_task(in), {}};
+    get_list(in, res.rows, [&](Reader& rows) { return get_row(rows, res.task.point); });
+    return res;
+  });
   r.finish();
   return batch;
 }
