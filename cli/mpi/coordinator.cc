@@ -38,7 +38,8 @@ std::string Coordinator::run(unsigned jobs, sweep::Progress::Mode mode, std::ost
     try {
       loop(pool, err);
     } catch (...) {
-      stop_workers();
+      // No stop messages: a worker may be blocked sending to us; the caller
+      // ends the whole job (MPI_Abort).
       progress_->finish(schedule_.runs_total() - schedule_.pending(), schedule_.runs_total());
       throw;
     }

@@ -40,8 +40,9 @@ class Coordinator {
   Coordinator(MpiSession& mpi, const sweep::SweepPlan& plan, sweep::ResultsLog& log,
               sweep::SweepSchedule& schedule);
 
-  // Runs every task; returns "R ranks x J jobs". REQUIRES: jobs >= 1.
-  // Throws std::runtime_error when a task fails on some rank.
+  // Runs every task; returns "R MPI ranks x J jobs". REQUIRES: jobs >= 1.
+  // Throws std::runtime_error when a task fails on some rank; the workers
+  // are then left running, and the caller must end the job (MPI_Abort).
   std::string run(unsigned jobs, sweep::Progress::Mode mode, std::ostream& err);
 
  private:

@@ -20,6 +20,9 @@ namespace {
 std::vector<std::string> mpirun(const std::vector<std::string>& goodsim_args) {
   std::vector<std::string> all = {GOODSIM_MPIRUN, "-n", "3", "--oversubscribe"};
   if (::geteuid() == 0) all.push_back("--allow-run-as-root");  // as in CI containers
+  // Containers often forbid the cross-process memory reads of shared-memory
+  // single-copy transfers; plain copies work everywhere.
+  all.insert(all.end(), {"--mca", "btl_vader_single_copy_mechanism", "none"});
   all.push_back(GOODSIM_BINARY);
   all.insert(all.end(), goodsim_args.begin(), goodsim_args.end());
   return all;
