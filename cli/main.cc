@@ -7,7 +7,9 @@
 
 #include "cli/bandwidth.h"
 #include "cli/commands.h"
+#include "cli/mpi/sweep_entry.h"
 #include "cli/sweep/check.h"
+#include "cli/sweep/merge.h"
 #include "cli/sweep/sweep.h"
 #include "sim/core/version.h"
 #include "sim/scenario/error.h"
@@ -17,6 +19,7 @@ namespace {
 using goodsim::cli::BandwidthOptions;
 using goodsim::cli::RunOptions;
 using goodsim::cli::sweep::CheckOptions;
+using goodsim::cli::sweep::MergeOptions;
 using goodsim::cli::sweep::SweepOptions;
 
 void add_run(CLI::App& app, RunOptions& opt) {
@@ -56,6 +59,16 @@ void add_sweep(CLI::App& app, SweepOptions& opt) {
                 "Seed cap for --ci-target (default max(100, --seeds))");
   s->add_flag("--resume", opt.resume, "Finish an interrupted sweep in --out (same definition)");
   s->add_flag("--quiet,-q", opt.quiet, "No progress and no table");
+  s->add_option("--shard", opt.shard, "Run only shard i of n (i/n, from 0) of the runs, for job "
+                                      "arrays; combine the shards with sweep-merge");
+}
+
+void add_sweep_merge(CLI::App& app, MergeOptions& opt) {
+  CLI::App* m = app.add_subcommand("sweep-merge", "Combine the shard directories of a sweep "
+                                                  "(sweep --shard) into the files of the whole");
+  m->add_option("dirs", opt.dirs, "Shard directories, one per shard")->required();
+  m->add_option("--out", opt.out_dir, "Output directory for the merged sweep")->required();
+  m->add_flag("--quiet,-q", opt.quiet, "No table");
 }
 
 void add_check(CLI::App& app, CheckOptions& opt) {
@@ -101,12 +114,16 @@ struct Options {
   BandwidthOptions bandwidth;
   std::vector<std::string> files, validate_sets;
   SweepOptions sweep;
+  MergeOptions merge;
   CheckOptions check;
 };
 
 int dispatch(CLI::App& app, const Options& opt) {
   if (app.got_subcommand("sweep")) {
-    return goodsim::cli::sweep::sweep_command(opt.sweep, std::cout, std::cerr);
+    return goodsim::cli::mpi::sweep_entry(opt.sweep, std::cout, std::cerr);
+  }
+  if (app.got_subcommand("sweep-merge")) {
+    return goodsim::cli::sweep::merge_command(opt.merge, std::cout);
   }
   if (app.got_subcommand("check")) return goodsim::cli::sweep::check_command(opt.check, std::cout);
   if (app.got_subcommand("run")) return goodsim::cli::run_command(opt.run, std::cout);
@@ -132,6 +149,7 @@ int main(int argc, char** argv) {
   validate->add_option("scenarios", opt.files, "Scenario JSON files")->required();
   validate->add_option("--set", opt.validate_sets, "Override a key before validation (as in run)");
   add_sweep(app, opt.sweep);
+  add_sweep_merge(app, opt.merge);
   add_check(app, opt.check);
   add_bandwidth(app, opt.bandwidth);
   app.add_subcommand("list-models", "List every built-in model with its parameters");

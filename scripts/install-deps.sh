@@ -5,6 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   cmake make g++ clang
+  libopenmpi-dev openmpi-bin
   libboost-graph-dev nlohmann-json3-dev libcli11-dev libfmt-dev catch2 libeigen3-dev
   libbenchmark-dev
   python3 python3-matplotlib python3-pandas

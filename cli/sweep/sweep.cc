@@ -14,71 +14,82 @@ namespace {
 
 constexpr size_t kConsoleRows = 40;
 
-// Per grid point: the executor's results and the seeds the point ended with.
+// Per grid point: the schedule's results and the seeds the point ended with.
 struct Finished {
   std::vector<const PointResults*> results;
   std::vector<size_t> seeds;
 
-  Finished(const SweepPlan& plan, const SweepExecutor& ex) {
+  Finished(const SweepPlan& plan, const SweepSchedule& s) {
     for (size_t p = 0; p < plan.points.size(); ++p) {
-      results.push_back(&ex.results(p));
-      seeds.push_back(ex.seeds(p));
+      results.push_back(&s.results(p));
+      seeds.push_back(s.seeds(p));
     }
   }
 };
 
-void write_outputs(const SweepPlan& plan, const SweepExecutor& ex) {
-  std::string results = results_header(plan.table);
-  for (const ResultRow& row : ex.canonical_rows()) results += format_row(plan.table, row);
-  const Finished f(plan, ex);
-  const SweepOutcome outcome{plan.table, f.results, f.seeds};
-  // Statistics first: results.csv replaced last means a kill in between
-  // leaves a resumable sweep whose final step simply runs again.
-  output::write_file_atomically(plan.dir / "summary.csv", summary_csv(outcome));
-  output::write_file_atomically(plan.dir / "paired.csv", paired_csv(outcome));
-  output::write_file_atomically(plan.dir / "results.csv", results);
-}
-
 // Grid points that stopped at --max-seeds with a goodput CI still too wide.
-size_t points_short_of_target(const SweepPlan& plan, const SweepExecutor& ex) {
+size_t points_short_of_target(const SweepPlan& plan, const SweepSchedule& s) {
   const Replication& r = plan.replication;
   if (!r.ci_target) return 0;
   size_t count = 0;
   for (size_t p = 0; p < plan.points.size(); ++p) {
-    const size_t n = ex.seeds(p);
-    std::vector<Estimate> g;
-    for (size_t i = 0; i < ex.results(p).policies(); ++i) {
-      g.push_back(estimate(present(ex.results(p).metric(i, kGoodput, n))));
-    }
+    const size_t n = s.seeds(p);
     bool met = true;
-    for (const Estimate& e : g) met = met && e.ci95 < *r.ci_target;
+    for (size_t i = 0; i < s.results(p).policies(); ++i) {
+      met = met && estimate(present(s.results(p).metric(i, kGoodput, n))).ci95 < *r.ci_target;
+    }
     if (!met) ++count;
   }
   return count;
 }
 
-void print_report(const SweepPlan& plan, const SweepExecutor& ex, double seconds, unsigned jobs,
-                  std::ostream& out) {
-  const Finished f(plan, ex);
-  out << fmt::format(
-      "goodsim sweep: {} grid point{}, {} runs ({} resumed) in {:.3g} s with {} job{}\n\n",
-      plan.points.size(), plan.points.size() == 1 ? "" : "s", ex.runs_total(), ex.runs_resumed(),
-      seconds, jobs, jobs == 1 ? "" : "s");
-  out << console_table(SweepOutcome{plan.table, f.results, f.seeds}, kConsoleRows) << "\n";
-  if (const size_t short_points = points_short_of_target(plan, ex)) {
+std::string run_locally(const SweepPlan& plan, ResultsLog& log, SweepSchedule& schedule,
+                        unsigned jobs, Progress::Mode mode, std::ostream& err) {
+  SweepExecutor(plan, log, schedule).run(jobs, mode, err);
+  return fmt::format("{} job{}", jobs, jobs == 1 ? "" : "s");
+}
+
+}  // namespace
+
+void write_outputs(const SweepPlan& plan, const SweepSchedule& schedule) {
+  std::string results = results_header(plan.table);
+  for (const ResultRow& row : schedule.canonical_rows()) results += format_row(plan.table, row);
+  if (!plan.shard) {
+    const Finished f(plan, schedule);
+    const SweepOutcome outcome{plan.table, f.results, f.seeds};
+    // Statistics first: results.csv replaced last means a kill in between
+    // leaves a resumable sweep whose final step simply runs again.
+    output::write_file_atomically(plan.dir / "summary.csv", summary_csv(outcome));
+    output::write_file_atomically(plan.dir / "paired.csv", paired_csv(outcome));
+  }
+  output::write_file_atomically(plan.dir / "results.csv", results);
+}
+
+void print_report(const SweepPlan& plan, const SweepSchedule& schedule, double seconds,
+                  const std::string& workers, std::ostream& out) {
+  const std::string d = plan.dir.string();
+  const std::string part =
+      plan.shard ? fmt::format(" (shard {} of {})", plan.shard->index, plan.shard->count) : "";
+  out << fmt::format("goodsim sweep{}: {} grid point{}, {} runs ({} resumed) in {:.3g} s with {}\n",
+                     part, plan.points.size(), plan.points.size() == 1 ? "" : "s",
+                     schedule.runs_total(), schedule.runs_resumed(), seconds, workers);
+  if (plan.shard) {
+    out << fmt::format("wrote {}/results.csv; combine the shards with goodsim sweep-merge\n", d);
+    return;
+  }
+  const Finished f(plan, schedule);
+  out << "\n" << console_table(SweepOutcome{plan.table, f.results, f.seeds}, kConsoleRows) << "\n";
+  if (const size_t short_points = points_short_of_target(plan, schedule)) {
     out << fmt::format(
         "note: {} grid point(s) reached --max-seeds {} before the goodput CI "
         "half-width fell below {}\n",
         short_points, plan.replication.max_seeds, *plan.replication.ci_target);
   }
-  const std::string d = plan.dir.string();
   out << fmt::format("wrote {0}/results.csv, {0}/summary.csv, {0}/paired.csv\n", d);
 }
 
-}  // namespace
-
 int sweep_command(const SweepOptions& options, std::ostream& out, std::ostream& err,
-                  std::optional<Progress::Mode> progress) {
+                  std::optional<Progress::Mode> progress, const SweepDriver& driver) {
   const auto start = std::chrono::steady_clock::now();
   const models::Registry registry = models::builtin_registry();
   const SweepPlan plan = make_plan(options, registry);
@@ -86,15 +97,16 @@ int sweep_command(const SweepOptions& options, std::ostream& out, std::ostream& 
   // Input is good: from here on files are written.
   write_definition(plan);
   ResultsLog log(plan.dir / "results.csv", loaded.complete_bytes, results_header(plan.table));
-  SweepExecutor ex(plan, log, loaded);
+  SweepSchedule schedule(plan, loaded);
   const unsigned jobs = options.jobs > 0 ? options.jobs : TaskPool::default_threads();
   const Progress::Mode mode =
       options.quiet ? Progress::Mode::kOff : progress.value_or(Progress::mode_for_stderr());
-  ex.run(jobs, mode, err);
-  write_outputs(plan, ex);
+  const SweepDriver run = driver ? driver : SweepDriver(run_locally);
+  const std::string workers = run(plan, log, schedule, jobs, mode, err);
+  write_outputs(plan, schedule);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!options.quiet) print_report(plan, ex, seconds, jobs, out);
+  if (!options.quiet) print_report(plan, schedule, seconds, workers, out);
   return 0;
 }
 

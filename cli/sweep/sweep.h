@@ -7,19 +7,41 @@
 //   summary.csv  per (grid point, policy, metric): n, mean, sd, 95% CI
 //   paired.csv   per (grid point, policy, metric): paired difference to the
 //                scenario's first policy, with its 95% CI
+//
+// With --shard i/n, DIR holds sweep.json (naming the shard) and results.csv
+// of the shard's runs only; goodsim sweep-merge (merge.h) makes the other files.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
+#include <string>
 
 #include "cli/sweep/progress.h"
+#include "cli/sweep/schedule.h"
 #include "cli/sweep/sweep_plan.h"
 
 namespace goodsim::cli::sweep {
+
+// Executes every task the schedule hands out (including later rounds),
+// appending each task's rows to the log as it finishes. Returns how the work
+// was spread, for the report ("2 jobs"). The default runs on `jobs` threads
+// of this process; cli/mpi spreads tasks over MPI ranks.
+using SweepDriver = std::function<std::string(const SweepPlan&, ResultsLog&, SweepSchedule&,
+                                              unsigned jobs, Progress::Mode, std::ostream& err)>;
 
 // Runs the sweep. Bad input (ScenarioError) is thrown before any run starts
 // and before anything is written. Returns 0. `progress` overrides the mode
 // chosen from stderr (tests, benchmarks); --quiet turns it off.
 int sweep_command(const SweepOptions& options, std::ostream& out, std::ostream& err,
-                  std::optional<Progress::Mode> progress = std::nullopt);
+                  std::optional<Progress::Mode> progress = std::nullopt,
+                  const SweepDriver& driver = {});
+
+// Writes DIR/results.csv in canonical order and, unless the plan is a shard,
+// summary.csv and paired.csv (each atomically).
+void write_outputs(const SweepPlan& plan, const SweepSchedule& schedule);
+
+// The closing report: runs, time, the console table, the files written.
+void print_report(const SweepPlan& plan, const SweepSchedule& schedule, double seconds,
+                  const std::string& workers, std::ostream& out);
 
 }  // namespace goodsim::cli::sweep

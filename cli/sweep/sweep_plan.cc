@@ -49,11 +49,11 @@ SweepTable make_table(const Grid& grid, const std::vector<models::PreparedScenar
 }
 
 Json definition_json(const Json& base, const std::string& label, const Grid& grid,
-                     const Replication& r) {
+                     const Replication& r, const std::optional<Shard>& shard) {
   Json vary = Json::array();
   for (const Axis& a : grid.axes())
     vary.push_back({{"path", a.path}, {"spec", a.spec}, {"values", a.values}});
-  return {{"format", "goodsim-sweep/1"},
+  Json def = {{"format", "goodsim-sweep/1"},
           {"version", core::kVersion},
           {"scenario_file", label},
           {"scenario", base},
@@ -62,19 +62,13 @@ Json definition_json(const Json& base, const std::string& label, const Grid& gri
           {"seeds", r.initial},
           {"ci_target", r.ci_target ? Json(*r.ci_target) : Json(nullptr)},
           {"max_seeds", r.max_seeds}};
+  if (shard) def["shard"] = {{"index", shard->index}, {"count", shard->count}};
+  return def;
 }
 
-// Throws unless `stored` describes the same sweep as `now` ("scenario_file"
-// may differ: the same scenario may be reached by another relative path).
+// Throws unless `stored` describes the same sweep as `now`.
 void check_same_sweep(const Json& stored, const Json& now, const std::filesystem::path& file) {
-  std::string differing;
-  for (auto it = now.begin(); it != now.end(); ++it) {
-    if (it.key() == "scenario_file") continue;
-    if (!stored.is_object() || !stored.contains(it.key()) ||
-        Json::parse(stored[it.key()].dump()) != Json::parse(it.value().dump())) {
-      differing += (differing.empty() ? "" : ", ") + it.key();
-    }
-  }
+  const std::string differing = differing_keys(stored, now);
   if (differing.empty()) return;
   throw ScenarioError(
       file.string(), "",
@@ -86,22 +80,46 @@ void check_same_sweep(const Json& stored, const Json& now, const std::filesystem
 
 }  // namespace
 
+std::string differing_keys(const Json& stored, const Json& now) {
+  std::string differing;
+  for (auto it = now.begin(); it != now.end(); ++it) {
+    if (it.key() == "scenario_file") continue;
+    if (!stored.is_object() || !stored.contains(it.key()) ||
+        Json::parse(stored[it.key()].dump()) != Json::parse(it.value().dump())) {
+      differing += (differing.empty() ? "" : ", ") + it.key();
+    }
+  }
+  if (!stored.is_object()) return differing;
+  for (auto it = stored.begin(); it != stored.end(); ++it) {
+    if (!now.contains(it.key())) differing += (differing.empty() ? "" : ", ") + it.key();
+  }
+  return differing;
+}
+
 SweepPlan make_plan(const SweepOptions& options, const models::Registry& registry) {
   const ScenarioSource src = load_scenario(options.scenario, options.sets, std::nullopt);
-  if (!src.doc.is_object()) throw ScenarioError(src.label, "", "expected a JSON object");
+  return make_plan(src.doc, src.label, options, registry);
+}
+
+SweepPlan make_plan(const Json& doc, const std::string& label, const SweepOptions& options,
+                    const models::Registry& registry) {
+  if (!doc.is_object()) throw ScenarioError(label, "", "expected a JSON object");
+  std::optional<Shard> shard;
+  if (options.shard) shard = parse_shard(*options.shard);
   std::vector<Axis> axes;
   for (const std::string& v : options.vary) axes.push_back(parse_vary(v));
   Grid grid(std::move(axes));
-  std::vector<models::PreparedScenario> points = prepare_points(src.doc, src.label, grid, registry);
+  std::vector<models::PreparedScenario> points = prepare_points(doc, label, grid, registry);
   const models::PreparedScenario& first = points.front();
   Replication rep =
       make_replication(first.scenario.seed, options.seeds, options.ci_target, options.max_seeds);
+  const std::string suffix = shard ? fmt::format("-sweep-shard-{}", shard->index) : "-sweep";
   std::filesystem::path dir =
-      options.out_dir ? *options.out_dir : "out/" + first.scenario.name + "-sweep";
+      options.out_dir ? *options.out_dir : "out/" + first.scenario.name + suffix;
   SweepTable table = make_table(grid, points);
-  Json def = definition_json(src.doc, src.label, grid, rep);
-  return SweepPlan{src.label,      std::move(grid), std::move(points), std::move(table),
-                   std::move(rep), std::move(dir),  std::move(def)};
+  Json def = definition_json(doc, label, grid, rep, shard);
+  return SweepPlan{label,          std::move(grid), std::move(points), std::move(table),
+                   std::move(rep), std::move(dir),  shard,              std::move(def)};
 }
 
 LoadedResults inspect_dir(const SweepPlan& plan, bool resume) {

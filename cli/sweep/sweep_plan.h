@@ -15,6 +15,7 @@
 #include "cli/sweep/grid.h"
 #include "cli/sweep/replication.h"
 #include "cli/sweep/results_file.h"
+#include "cli/sweep/shard.h"
 
 namespace goodsim::cli::sweep {
 
@@ -27,6 +28,7 @@ struct SweepOptions {
   std::optional<std::string> out_dir;  // default: out/<scenario name>-sweep
   std::optional<double> ci_target;     // goodput CI half-width to reach
   std::optional<size_t> max_seeds;     // cap for --ci-target (default max(100, seeds))
+  std::optional<std::string> shard;    // --shard i/n
   bool resume = false;
   bool quiet = false;  // no progress, no table
 };
@@ -38,16 +40,26 @@ struct SweepPlan {
   SweepTable table;
   Replication replication;
   std::filesystem::path dir;
-  nlohmann::json definition;  // the content of DIR/sweep.json
+  std::optional<Shard> shard;  // --shard: this process runs only that part
+  nlohmann::json definition;   // the content of DIR/sweep.json
 };
 
 // Validates the whole sweep. Throws ScenarioError on bad input.
 SweepPlan make_plan(const SweepOptions& options, const models::Registry& registry);
+// The same from a scenario document already loaded (options.scenario unused;
+// `label` names it in messages), as sweep-merge rebuilds a stored sweep.
+SweepPlan make_plan(const nlohmann::json& doc, const std::string& label,
+                    const SweepOptions& options, const models::Registry& registry);
 
 // Checks DIR against the plan (a new sweep must not overwrite another one;
 // --resume must continue the very same sweep) and reads the rows already
 // there. Writes nothing. Throws ScenarioError.
 LoadedResults inspect_dir(const SweepPlan& plan, bool resume);
+
+// The keys of sweep definition `now` whose values differ in `stored`
+// ("a, b"), empty when they describe the same sweep. "scenario_file" is not
+// compared: the same scenario may be reached by another relative path.
+std::string differing_keys(const nlohmann::json& stored, const nlohmann::json& now);
 
 // Creates DIR and, unless it is there already, DIR/sweep.json (atomically).
 void write_definition(const SweepPlan& plan);

@@ -73,10 +73,9 @@ inline size_t count_lines(const std::string& path) {
   return n;
 }
 
-// Starts `goodsim ARGS...` with stdout and stderr appended to `log`.
-inline pid_t spawn_goodsim(const std::vector<std::string>& args, const std::string& log) {
-  std::vector<std::string> all = {GOODSIM_BINARY};
-  all.insert(all.end(), args.begin(), args.end());
+// Starts the program all[0] with arguments all[1...], stdout and stderr
+// appended to `log`.
+inline pid_t spawn_process(std::vector<std::string> all, const std::string& log) {
   std::vector<char*> argv;
   for (std::string& a : all) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -88,6 +87,13 @@ inline pid_t spawn_goodsim(const std::vector<std::string>& args, const std::stri
   const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   return rc == 0 ? pid : -1;
+}
+
+// Starts `goodsim ARGS...` with stdout and stderr appended to `log`.
+inline pid_t spawn_goodsim(const std::vector<std::string>& args, const std::string& log) {
+  std::vector<std::string> all = {GOODSIM_BINARY};
+  all.insert(all.end(), args.begin(), args.end());
+  return spawn_process(std::move(all), log);
 }
 
 // The exit code of `pid`, or 128 + signal when it was killed.
