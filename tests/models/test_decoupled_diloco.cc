@@ -372,7 +372,8 @@ TEST_CASE("round records reach the observer and the event log", "[models][decoup
 TEST_CASE("nonsense configs are rejected with clear messages", "[models][decoupled]") {
   auto error_of = [](const nlohmann::json& policy) -> std::string {
     nlohmann::json doc = testing::small_scenario("1d", "", "", "5m", 8, 1);
-    doc["policies"] = {policy};
+    // array(): built by clang, a braced {policy} is the object itself, not a list.
+    doc["policies"] = nlohmann::json::array({policy});
     try {
       testing::prepare_doc(doc);
     } catch (const scenario::ScenarioError& e) {
