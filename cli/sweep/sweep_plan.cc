@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/scenario_source.h"
+#include "models/resource_estimate.h"
 #include "sim/core/version.h"
 #include "sim/output/atomic_file.h"
 #include "sim/scenario/error.h"
@@ -14,16 +15,19 @@ namespace {
 using Json = nlohmann::json;
 using scenario::ScenarioError;
 
-std::vector<models::PreparedScenario> prepare_points(const Json& base, const std::string& label,
+std::vector<models::PreparedScenario> prepare_points(const ScenarioSource& src,
                                                      const Grid& grid,
                                                      const models::Registry& registry) {
   std::vector<models::PreparedScenario> points;
   points.reserve(grid.size());
   for (size_t p = 0; p < grid.size(); ++p) {
-    Json doc = base;
-    grid.apply(p, doc);
+    ScenarioSource point{src.label, src.doc, src.sets};
+    grid.apply(p, point.doc);
     try {
-      points.push_back(models::prepare(doc, label, registry));
+      models::PreparedScenario prepared = prepare_source(point, registry);
+      // Each run is held to the default limits of `goodsim run`.
+      models::enforce_limits(prepared, models::estimate_resources(prepared), {});
+      points.push_back(std::move(prepared));
     } catch (const ScenarioError& e) {
       if (grid.axes().empty()) throw;
       throw ScenarioError("--vary", "",
@@ -92,7 +96,7 @@ SweepPlan make_plan(const SweepOptions& options, const models::Registry& registr
   std::vector<Axis> axes;
   for (const std::string& v : options.vary) axes.push_back(parse_vary(v));
   Grid grid(std::move(axes));
-  std::vector<models::PreparedScenario> points = prepare_points(src.doc, src.label, grid, registry);
+  std::vector<models::PreparedScenario> points = prepare_points(src, grid, registry);
   const models::PreparedScenario& first = points.front();
   Replication rep =
       make_replication(first.scenario.seed, options.seeds, options.ci_target, options.max_seeds);
