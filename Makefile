@@ -4,11 +4,18 @@
 #   make test   build (Release) and run the whole test suite with ctest
 #   make bench  build (Release) and run the benchmarks
 #   make asan   build with ASan+UBSan and run the test suite
+#   make fuzz   build the libFuzzer targets with clang and run each for FUZZ_SECONDS
+#               on the seed corpus of tests/fuzz/corpus (findings: build/fuzz/findings)
+#   make soak   the random-scenario property test over SOAK_SCENARIOS scenarios
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD := build/release
 ASAN_BUILD := build/asan
+FUZZ_BUILD := build/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := fuzz_scenario_loader fuzz_trace_parser
+SOAK_SCENARIOS ?= 10000
 
-.PHONY: all deps build run test bench asan clean
+.PHONY: all deps build run test bench asan fuzz soak clean
 
 all: build
 
@@ -39,6 +46,25 @@ asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOODSIM_SANITIZE=ON -DGOODSIM_BUILD_BENCH=OFF
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Each target runs on a scratch copy of its seed corpus, so the tree is never modified.
+# libFuzzer stops at the first finding (exit code != 0) and leaves it in findings/.
+fuzz:
+	./scripts/install-deps.sh clang libclang-rt-14-dev
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DGOODSIM_FUZZ=ON -DGOODSIM_BUILD_TESTS=OFF -DGOODSIM_BUILD_BENCH=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  corpus=tests/fuzz/corpus/$${t#fuzz_}; work=$(FUZZ_BUILD)/corpus/$$t; \
+	  mkdir -p $$work $(FUZZ_BUILD)/findings; cp -r $$corpus/. $$work/; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  ./$(FUZZ_BUILD)/tests/fuzz/$$t $$work -max_total_time=$(FUZZ_SECONDS) -timeout=1 \
+	    -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_BUILD)/findings/$$t- ; \
+	done
+
+soak: build
+	GOODSIM_SOAK_SCENARIOS=$(SOAK_SCENARIOS) ./$(BUILD)/tests/goodsim_tests "[soak]"
 
 clean:
 	rm -rf build
