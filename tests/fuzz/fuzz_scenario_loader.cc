@@ -18,7 +18,7 @@
 
 namespace {
 
-constexpr goodsim::models::ResourceLimits kClamp{2e5, 64.0 * (1 << 20)};
+constexpr goodsim::models::ResourceLimits kClamp{2e4, 64.0 * (1 << 20)};
 
 void require(bool ok) {
   if (!ok) std::abort();
