@@ -5,14 +5,21 @@
 #   make bench  build (Release) and run the benchmarks
 #   make asan   build with ASan+UBSan and run the test suite
 #   make clang  build everything with clang, warnings as errors, run the unit tests
+#   make fuzz   build the libFuzzer targets with clang and run each for FUZZ_SECONDS
+#               on the seed corpus of tests/fuzz/corpus (findings: build/fuzz/findings)
+#   make soak   the random-scenario property test over SOAK_SCENARIOS scenarios
 # WERROR=ON turns compiler warnings into errors (CI: make test WERROR=ON).
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 WERROR ?= OFF
 BUILD := build/release
 ASAN_BUILD := build/asan
 CLANG_BUILD := build/clang
+FUZZ_BUILD := build/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := fuzz_scenario_loader fuzz_trace_parser
+SOAK_SCENARIOS ?= 10000
 
-.PHONY: all deps build run test bench asan clang clean
+.PHONY: all deps build run test bench asan clang fuzz soak clean
 
 all: build
 
@@ -46,6 +53,25 @@ clang: deps
 	cmake -S . -B $(CLANG_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DGOODSIM_WERROR=ON
 	cmake --build $(CLANG_BUILD) -j $(JOBS)
 	cd $(CLANG_BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
+
+# Each target runs on a scratch copy of its seed corpus, so the tree is never modified.
+# libFuzzer stops at the first finding (exit code != 0) and leaves it in findings/.
+fuzz:
+	./scripts/install-deps.sh clang libclang-rt-14-dev
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DGOODSIM_FUZZ=ON -DGOODSIM_BUILD_TESTS=OFF -DGOODSIM_BUILD_BENCH=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  corpus=tests/fuzz/corpus/$${t#fuzz_}; work=$(FUZZ_BUILD)/corpus/$$t; \
+	  mkdir -p $$work $(FUZZ_BUILD)/findings; cp -r $$corpus/. $$work/; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  ./$(FUZZ_BUILD)/tests/fuzz/$$t $$work -max_total_time=$(FUZZ_SECONDS) -timeout=1 \
+	    -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_BUILD)/findings/$$t- ; \
+	done
+
+soak: build
+	GOODSIM_SOAK_SCENARIOS=$(SOAK_SCENARIOS) ./$(BUILD)/tests/goodsim_tests "[soak]"
 
 clean:
 	rm -rf build

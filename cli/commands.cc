@@ -7,6 +7,7 @@
 #include <memory>
 #include <ostream>
 
+#include "models/resource_estimate.h"
 #include "models/runner.h"
 #include "cli/scenario_source.h"
 #include "cli/table.h"
@@ -58,12 +59,33 @@ std::string cost_table(const output::RunResult& run) {
   return t.render();
 }
 
+models::ResourceLimits resolve_limits(const LimitOptions& o) {
+  models::ResourceLimits limits;
+  if (o.max_memory) {
+    try {
+      limits.max_bytes = scenario::parse_bytes(*o.max_memory);
+    } catch (const std::invalid_argument& e) {
+      throw scenario::ScenarioError("--max-memory", "", e.what());
+    }
+  }
+  if (o.max_events) {
+    if (!(*o.max_events >= 1)) {
+      throw scenario::ScenarioError("--max-events", "",
+                                    fmt::format("expected a count >= 1, got {}", *o.max_events));
+    }
+    limits.max_events = *o.max_events;
+  }
+  return limits;
+}
+
 }  // namespace
 
 int run_command(const RunOptions& options, std::ostream& out) {
   const ScenarioSource src = load_scenario(options.scenario, options.sets, options.seed);
   const models::Registry registry = models::builtin_registry();
-  const models::PreparedScenario prepared = models::prepare(src.doc, src.label, registry);
+  const models::ResourceLimits limits = resolve_limits(options.limits);
+  models::PreparedScenario prepared = prepare_source(src, registry);
+  models::enforce_limits(prepared, models::estimate_resources(prepared), limits);
   const scenario::Scenario& s = prepared.scenario;
   const std::filesystem::path dir = options.out_dir ? *options.out_dir : "out/" + s.name;
   std::filesystem::create_directories(dir);
@@ -91,15 +113,19 @@ int run_command(const RunOptions& options, std::ostream& out) {
 }
 
 int validate_command(const std::vector<std::string>& files, const std::vector<std::string>& sets,
-                     std::ostream& out, std::ostream& err) {
+                     const LimitOptions& limit_options, std::ostream& out, std::ostream& err) {
   const models::Registry registry = models::builtin_registry();
+  const models::ResourceLimits limits = resolve_limits(limit_options);
   int code = 0;
   for (const std::string& f : files) {
     try {
       const ScenarioSource src = load_scenario(f, sets, std::nullopt);
-      const models::PreparedScenario p = models::prepare(src.doc, src.label, registry);
-      out << fmt::format("ok: {} ({} chips, {} policies, horizon {})\n", f, p.layout.chips(),
-                         p.policies.size(), scenario::format_duration(p.scenario.horizon));
+      models::PreparedScenario p = prepare_source(src, registry);
+      const models::ResourceEstimate estimate = models::estimate_resources(p);
+      models::enforce_limits(p, estimate, limits);
+      out << fmt::format("ok: {} ({} chips, {} policies, horizon {}; {})\n", f, p.layout.chips(),
+                         p.policies.size(), scenario::format_duration(p.scenario.horizon),
+                         models::describe_estimate(estimate));
     } catch (const scenario::ScenarioError& e) {
       err << "error: " << e.what() << "\n";
       code = 2;

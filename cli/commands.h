@@ -12,6 +12,12 @@
 
 namespace goodsim::cli {
 
+// --max-memory and --max-events as given (defaults: models::ResourceLimits).
+struct LimitOptions {
+  std::optional<std::string> max_memory;  // a byte size: "8GiB", 1e10
+  std::optional<double> max_events;
+};
+
 struct RunOptions {
   std::optional<std::string> scenario;  // none: the built-in demo
   std::vector<std::string> sets;        // --set k=v, in order
@@ -21,11 +27,14 @@ struct RunOptions {
   bool trace = false;                   // also write trace.json (Perfetto / Chrome)
   bool quiet = false;                   // no table
   bool verbose = false;                 // also print each policy's events and events/s
+  LimitOptions limits;
 };
 
 int run_command(const RunOptions& options, std::ostream& out);
+// Validates each file (with the --set overrides) and prints its resource estimate; a
+// file whose estimate exceeds `limits` is an error, as it would be for run.
 int validate_command(const std::vector<std::string>& files, const std::vector<std::string>& sets,
-                     std::ostream& out, std::ostream& err);
+                     const LimitOptions& limits, std::ostream& out, std::ostream& err);
 int list_models_command(std::ostream& out);
 
 }  // namespace goodsim::cli

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <new>
 
 #include "cli/bandwidth.h"
 #include "cli/commands.h"
@@ -11,6 +12,7 @@
 #include "cli/sweep/check.h"
 #include "cli/sweep/merge.h"
 #include "cli/sweep/sweep.h"
+#include "cli/sweep/task_pool.h"
 #include "sim/core/version.h"
 #include "sim/scenario/error.h"
 
@@ -21,6 +23,14 @@ using goodsim::cli::RunOptions;
 using goodsim::cli::sweep::CheckOptions;
 using goodsim::cli::sweep::MergeOptions;
 using goodsim::cli::sweep::SweepOptions;
+
+void add_limits(CLI::App& cmd, goodsim::cli::LimitOptions& opt) {
+  cmd.add_option("--max-memory", opt.max_memory,
+                 "Refuse a scenario whose estimated memory exceeds this (default 8GiB)");
+  cmd.add_option("--max-events", opt.max_events,
+                 "Refuse a scenario whose estimated events exceed this, and stop any run "
+                 "that reaches it (default 1e9)");
+}
 
 void add_run(CLI::App& app, RunOptions& opt) {
   CLI::App* run = app.add_subcommand("run", "Run a scenario (default: the built-in demo) and "
@@ -36,6 +46,7 @@ void add_run(CLI::App& app, RunOptions& opt) {
   run->add_flag("--quiet,-q", opt.quiet, "Do not print the comparison table");
   run->add_flag("--verbose,-v", opt.verbose, "Also print, per policy, the events executed, the "
                                              "wall-clock time and the events per second");
+  add_limits(*run, opt.limits);
 }
 
 void add_sweep(CLI::App& app, SweepOptions& opt) {
@@ -51,7 +62,7 @@ void add_sweep(CLI::App& app, SweepOptions& opt) {
                                       "N-1 (default 10; initial count with --ci-target)")
       ->check(CLI::PositiveNumber);
   s->add_option("--jobs,-j", opt.jobs, "Runs in parallel (default: number of cores)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1u, goodsim::cli::sweep::kMaxJobs));
   s->add_option("--out", opt.out_dir, "Output directory (default: out/<scenario name>-sweep)");
   s->add_option("--ci-target", opt.ci_target, "Add seeds until every policy's goodput 95% CI "
                                               "half-width is below this, per grid point");
@@ -87,7 +98,7 @@ void add_check(CLI::App& app, CheckOptions& opt) {
   c->add_option("--set", opt.sets, "Override a key of every scenario (as in run)")
       ->allow_extra_args(false);
   c->add_option("--jobs,-j", opt.jobs, "Runs in parallel (default: number of cores)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1u, goodsim::cli::sweep::kMaxJobs));
   c->add_flag("--update", opt.update, "Record the baseline (atomically) instead of checking");
 }
 
@@ -113,6 +124,7 @@ struct Options {
   RunOptions run;
   BandwidthOptions bandwidth;
   std::vector<std::string> files, validate_sets;
+  goodsim::cli::LimitOptions validate_limits;
   SweepOptions sweep;
   MergeOptions merge;
   CheckOptions check;
@@ -131,7 +143,8 @@ int dispatch(CLI::App& app, const Options& opt) {
     return goodsim::cli::bandwidth_command(opt.bandwidth, std::cout);
   }
   if (app.got_subcommand("validate")) {
-    return goodsim::cli::validate_command(opt.files, opt.validate_sets, std::cout, std::cerr);
+    return goodsim::cli::validate_command(opt.files, opt.validate_sets, opt.validate_limits,
+                                          std::cout, std::cerr);
   }
   if (app.got_subcommand("list-models")) return goodsim::cli::list_models_command(std::cout);
   std::cout << app.help();
@@ -148,6 +161,7 @@ int main(int argc, char** argv) {
   CLI::App* validate = app.add_subcommand("validate", "Check scenario files without running them");
   validate->add_option("scenarios", opt.files, "Scenario JSON files")->required();
   validate->add_option("--set", opt.validate_sets, "Override a key before validation (as in run)");
+  add_limits(*validate, opt.validate_limits);
   add_sweep(app, opt.sweep);
   add_sweep_merge(app, opt.merge);
   add_check(app, opt.check);
@@ -170,6 +184,10 @@ int main(int argc, char** argv) {
     return dispatch(app, opt);
   } catch (const goodsim::scenario::ScenarioError& e) {
     std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory: the scenario needs more memory than this machine "
+                 "gives; make it smaller (see \"goodsim validate\" for its estimate)\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -1,9 +1,12 @@
 #include "cli/scenario_source.h"
 
+#include <fmt/format.h>
+
 #include "demo_scenario.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/json_file.h"
 #include "sim/scenario/overrides.h"
+#include "sim/scenario/scenario.h"
 
 namespace goodsim::cli {
 
@@ -20,12 +23,27 @@ ScenarioSource load_scenario(const std::optional<std::string>& path,
     src.label = "<demo>";
     src.doc = nlohmann::json::parse(kDemoScenarioJson);
   }
+  src.sets = sets;
   for (const std::string& s : sets) scenario::apply_override(src.doc, s);
   if (seed) {
+    if (*seed > scenario::kMaxSeed) {
+      throw scenario::ScenarioError("--seed", "", fmt::format("expected a seed from 0 to {} "
+                                                              "(2^63 - 1), got {}",
+                                                              scenario::kMaxSeed, *seed));
+    }
     if (!src.doc.is_object()) throw scenario::ScenarioError(src.label, "", "expected a JSON object");
     src.doc["seed"] = *seed;
   }
   return src;
+}
+
+models::PreparedScenario prepare_source(const ScenarioSource& src,
+                                        const models::Registry& registry) {
+  try {
+    return models::prepare(src.doc, src.label, registry);
+  } catch (const scenario::ScenarioError& e) {
+    throw scenario::attribute_to_override(e, src.sets);
+  }
 }
 
 }  // namespace goodsim::cli

@@ -8,11 +8,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/runner.h"
+
 namespace goodsim::cli {
 
 struct ScenarioSource {
   std::string label;     // file name as given, or "<demo>"
   nlohmann::json doc;
+  std::vector<std::string> sets;  // the --set assignments applied to doc
 };
 
 // Reads `path` (or the embedded demo when empty), applies each "k=v" of
@@ -20,6 +23,11 @@ struct ScenarioSource {
 ScenarioSource load_scenario(const std::optional<std::string>& path,
                              const std::vector<std::string>& sets,
                              const std::optional<uint64_t>& seed);
+
+// models::prepare(src.doc, src.label, registry), with errors at a key one of src.sets
+// assigned addressed to that --set argument (scenario::attribute_to_override).
+models::PreparedScenario prepare_source(const ScenarioSource& src,
+                                        const models::Registry& registry);
 
 // The embedded demo scenario, as shipped in scenarios/demo.json.
 const char* demo_scenario_text();

@@ -1,5 +1,7 @@
 #include "models/runner.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -238,6 +240,18 @@ void trace_counters(const RunContext& ctx, const output::TimeseriesRow& row) {
   ctx.trace->counter(ctx.trace_pid, "goodput (cumulative)", t, row.goodput);
 }
 
+[[noreturn]] void throw_event_limit(const PreparedScenario& prepared, const PreparedPolicy& pp,
+                                    const core::Simulation& sim) {
+  const scenario::Scenario& s = prepared.scenario;
+  throw scenario::ScenarioError(
+      s.file ? *s.file : "", "",
+      fmt::format("policy \"{}\" was stopped after {} events, at {:.6g} s of the {:.6g} s "
+                  "horizon: the run would exceed --max-events; shorten the horizon, lower "
+                  "the rates, or raise --max-events",
+                  pp.name, sim.events_executed(), sim.now().since_start().seconds_f(),
+                  s.horizon.seconds_f()));
+}
+
 }  // namespace
 
 output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, uint64_t seed,
@@ -288,7 +302,9 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
   });
   const core::SimTime horizon = core::SimTime::zero() + prepared.scenario.horizon;
   schedule_samples(sim, sampler, horizon, prepared.scenario.outputs.sample_interval);
+  sim.set_event_limit(prepared.max_events);
   sim.run_until(horizon);
+  if (sim.event_limit_reached()) throw_event_limit(prepared, pp, sim);
   // A policy that reached its target stopped the run early: its books close then.
   const core::SimTime end = sim.now();
   policy->finish(end);

@@ -47,6 +47,9 @@ struct PreparedScenario {
   std::vector<PreparedPolicy> policies;
   failure::ChaosTimeline chaos;  // validated "chaos" entries; each run plays them
   std::optional<loss::LossConfig> loss;  // the surrogate loss model, if any
+  // Events one policy run may execute before it is stopped with a ScenarioError: the guard
+  // behind the estimate of models/resource_estimate.h. Default: no limit.
+  uint64_t max_events = UINT64_MAX;
 };
 
 // Validates a scenario document (overrides already applied) against the
@@ -54,7 +57,8 @@ struct PreparedScenario {
 PreparedScenario prepare(const nlohmann::json& doc, const std::string& file,
                          const Registry& registry);
 
-// Simulates policy `index` of `prepared` up to the horizon with `seed`.
+// Simulates policy `index` of `prepared` up to the horizon with `seed`. Throws
+// ScenarioError when the run reaches prepared.max_events.
 // `events` and `trace` may be null. Runs of one PreparedScenario may execute
 // concurrently on different threads (each copies what it mutates), but a
 // log or trace must not be shared between threads.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages goodsim needs, only when some are missing.
-# Idempotent and quick when everything is present.
+# Idempotent and quick when everything is present. Extra package names given as
+# arguments are installed too (`make fuzz` adds clang and libFuzzer's runtime).
 set -euo pipefail
 
 PACKAGES=(
@@ -9,6 +10,7 @@ PACKAGES=(
   libboost-graph-dev nlohmann-json3-dev libcli11-dev libfmt-dev catch2 libeigen3-dev
   libbenchmark-dev
   python3 python3-matplotlib python3-pandas
+  "$@"
 )
 
 missing=()

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <set>
 
+#include "models/resource_estimate.h"
 #include "models/runner.h"
 #include "cli/scenario_source.h"
 #include "cli/sweep/baseline.h"
@@ -86,7 +87,8 @@ std::vector<CheckedScenario> prepare_all(const CheckOptions& o, const models::Re
   std::set<std::string> names;
   for (const std::string& f : o.scenarios) {
     const ScenarioSource src = load_scenario(f, o.sets, std::nullopt);
-    models::PreparedScenario p = models::prepare(src.doc, src.label, registry);
+    models::PreparedScenario p = prepare_source(src, registry);
+    models::enforce_limits(p, models::estimate_resources(p), {});  // as `goodsim run`
     if (!names.insert(p.scenario.name).second) {
       throw ScenarioError(f, "name",
                           fmt::format("another scenario is also named \"{}\"; the "

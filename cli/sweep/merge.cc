@@ -6,6 +6,7 @@
 #include <map>
 #include <ostream>
 
+#include "cli/scenario_source.h"
 #include "cli/sweep/schedule.h"
 #include "cli/sweep/sweep.h"
 #include "sim/scenario/error.h"
@@ -84,7 +85,8 @@ SweepPlan plan_of(const Json& def, const std::string& out_dir, const models::Reg
   }
   o.out_dir = out_dir;
   SweepPlan plan =
-      make_plan(def.at("scenario"), def.at("scenario_file").get<std::string>(), o, registry);
+      make_plan(ScenarioSource{def.at("scenario_file").get<std::string>(), def.at("scenario"), {}},
+                o, registry);
   const std::string diff = differing_keys(def, plan.definition);
   if (!diff.empty()) {
     throw ScenarioError("sweep-merge", "",

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/scenario_source.h"
+#include "models/resource_estimate.h"
 #include "sim/core/version.h"
 #include "sim/output/atomic_file.h"
 #include "sim/scenario/error.h"
@@ -14,16 +15,19 @@ namespace {
 using Json = nlohmann::json;
 using scenario::ScenarioError;
 
-std::vector<models::PreparedScenario> prepare_points(const Json& base, const std::string& label,
+std::vector<models::PreparedScenario> prepare_points(const ScenarioSource& src,
                                                      const Grid& grid,
                                                      const models::Registry& registry) {
   std::vector<models::PreparedScenario> points;
   points.reserve(grid.size());
   for (size_t p = 0; p < grid.size(); ++p) {
-    Json doc = base;
-    grid.apply(p, doc);
+    ScenarioSource point{src.label, src.doc, src.sets};
+    grid.apply(p, point.doc);
     try {
-      points.push_back(models::prepare(doc, label, registry));
+      models::PreparedScenario prepared = prepare_source(point, registry);
+      // Each run is held to the default limits of `goodsim run`.
+      models::enforce_limits(prepared, models::estimate_resources(prepared), {});
+      points.push_back(std::move(prepared));
     } catch (const ScenarioError& e) {
       if (grid.axes().empty()) throw;
       throw ScenarioError("--vary", "",
@@ -97,19 +101,18 @@ std::string differing_keys(const Json& stored, const Json& now) {
 }
 
 SweepPlan make_plan(const SweepOptions& options, const models::Registry& registry) {
-  const ScenarioSource src = load_scenario(options.scenario, options.sets, std::nullopt);
-  return make_plan(src.doc, src.label, options, registry);
+  return make_plan(load_scenario(options.scenario, options.sets, std::nullopt), options, registry);
 }
 
-SweepPlan make_plan(const Json& doc, const std::string& label, const SweepOptions& options,
+SweepPlan make_plan(const ScenarioSource& src, const SweepOptions& options,
                     const models::Registry& registry) {
-  if (!doc.is_object()) throw ScenarioError(label, "", "expected a JSON object");
+  if (!src.doc.is_object()) throw ScenarioError(src.label, "", "expected a JSON object");
   std::optional<Shard> shard;
   if (options.shard) shard = parse_shard(*options.shard);
   std::vector<Axis> axes;
   for (const std::string& v : options.vary) axes.push_back(parse_vary(v));
   Grid grid(std::move(axes));
-  std::vector<models::PreparedScenario> points = prepare_points(doc, label, grid, registry);
+  std::vector<models::PreparedScenario> points = prepare_points(src, grid, registry);
   const models::PreparedScenario& first = points.front();
   Replication rep =
       make_replication(first.scenario.seed, options.seeds, options.ci_target, options.max_seeds);
@@ -117,8 +120,8 @@ SweepPlan make_plan(const Json& doc, const std::string& label, const SweepOption
   std::filesystem::path dir =
       options.out_dir ? *options.out_dir : "out/" + first.scenario.name + suffix;
   SweepTable table = make_table(grid, points);
-  Json def = definition_json(doc, label, grid, rep, shard);
-  return SweepPlan{label,          std::move(grid), std::move(points), std::move(table),
+  Json def = definition_json(src.doc, src.label, grid, rep, shard);
+  return SweepPlan{src.label,          std::move(grid), std::move(points), std::move(table),
                    std::move(rep), std::move(dir),  shard,              std::move(def)};
 }
 

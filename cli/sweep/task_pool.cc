@@ -1,13 +1,21 @@
 #include "cli/sweep/task_pool.h"
 
+#include <system_error>
+
 #include "sim/core/check.h"
 
 namespace goodsim::cli::sweep {
 
 TaskPool::TaskPool(unsigned threads) {
-  GOODSIM_CHECK(threads >= 1);
+  GOODSIM_CHECK(threads >= 1 && threads <= kMaxJobs);
+  workers_.reserve(threads);
   for (unsigned i = 0; i < threads; ++i) {
-    workers_.emplace_back([this](const std::stop_token& stop) { work(stop); });
+    try {
+      workers_.emplace_back([this](const std::stop_token& stop) { work(stop); });
+    } catch (const std::system_error&) {
+      if (workers_.empty()) throw;  // not even one worker: nothing can run
+      break;
+    }
   }
 }
 

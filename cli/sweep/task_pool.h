@@ -17,9 +17,14 @@
 
 namespace goodsim::cli::sweep {
 
+// The most workers --jobs may ask for: far more than any machine's cores, few enough that
+// thread creation does not run into the process limits.
+inline constexpr unsigned kMaxJobs = 1024;
+
 class TaskPool {
  public:
-  // REQUIRES: threads >= 1.
+  // REQUIRES: 1 <= threads <= kMaxJobs. When the system refuses a thread after the
+  // first, the pool works with those it got (threads() tells how many).
   explicit TaskPool(unsigned threads);
   // Stops the workers once the running tasks return; queued tasks are dropped.
   ~TaskPool();
@@ -28,6 +33,8 @@ class TaskPool {
 
   void submit(std::function<void()> task);
   void wait();
+
+  unsigned threads() const { return static_cast<unsigned>(workers_.size()); }
 
   // The default worker count: the number of cores (at least 1).
   static unsigned default_threads();

@@ -58,4 +58,12 @@ void DomainFailures::on_arrival() {
   outages_.begin(config_.domain, unit);
 }
 
+
+// Arrivals at the units' total rate, and as many repairs; one flag per unit.
+ResourceUse DomainFailures::expected_use(const cluster::Layout& layout,
+                                         core::Duration horizon) const {
+  const auto units = static_cast<double>(layout.count(config_.domain));
+  return {2 * units * horizon.seconds_f() / config_.mtbf.seconds_f(), units};
+}
+
 }  // namespace goodsim::models::failure

@@ -47,6 +47,7 @@ class DomainFailures : public FailureInjector {
   DomainFailures(DomainFailuresConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
   uint64_t failures() const override { return outages_.count(); }
 
  private:

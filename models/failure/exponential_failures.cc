@@ -107,4 +107,14 @@ void ExponentialFailures::on_repaired(cluster::ChipId chip) {
   ++lemons_cleaned_;
 }
 
+
+// Arrivals (each an event) at the fleet's rate, and as many repairs.
+ResourceUse ExponentialFailures::expected_use(const cluster::Layout& layout,
+                                              core::Duration horizon) const {
+  const auto chips = static_cast<double>(layout.chips());
+  const double f = config_.lemon_fraction;
+  const double rate = chips * (1 - f + f * config_.lemon_multiplier) / config_.mtbf.seconds_f();
+  return {2 * rate * horizon.seconds_f(), LemonSet::bytes_for(layout.chips(), f)};
+}
+
 }  // namespace goodsim::models::failure

@@ -70,6 +70,7 @@ class ExponentialFailures : public FailureInjector {
   ExponentialFailures(ExponentialFailuresConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
   uint64_t failures() const override { return outages_.count(); }
   // Valid after start().
   const LemonSet& lemons() const { return lemons_; }

@@ -8,7 +8,10 @@
 
 #include <cstdint>
 
+#include "models/resource_use.h"
 #include "models/run_context.h"
+#include "sim/cluster/layout.h"
+#include "sim/core/time.h"
 
 namespace goodsim::models::failure {
 
@@ -19,6 +22,10 @@ class FailureInjector {
   virtual void start(RunContext& ctx) = 0;
   // Outages this injector began so far.
   virtual uint64_t failures() const = 0;
+  // Expected events (outage starts and ends, timers) over `horizon` on `layout`, and the
+  // memory of the injector's own tables. Called before start(), without running.
+  virtual ResourceUse expected_use(const cluster::Layout& layout,
+                                   core::Duration horizon) const = 0;
 };
 
 }  // namespace goodsim::models::failure

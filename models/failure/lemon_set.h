@@ -26,6 +26,12 @@ class LemonSet {
   LemonSet() = default;
   // REQUIRES: 0 <= fraction <= 1, chips <= 2^32.
   static LemonSet choose(core::Rng& rng, uint64_t chips, double fraction);
+  // Memory of the set choose() makes, computed without choosing.
+  static double bytes_for(uint64_t chips, double fraction) {
+    if (!(fraction > 0)) return 0;
+    const auto n = static_cast<double>(chips);
+    return fraction * n * sizeof(cluster::ChipId) + n / 8;
+  }
 
   bool contains(cluster::ChipId c) const {
     return !bits_.empty() && ((bits_[c >> 6] >> (c & 63)) & 1) != 0;

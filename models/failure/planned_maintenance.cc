@@ -88,4 +88,16 @@ void PlannedMaintenance::on_window() {
   schedule_window(windows_);
 }
 
+
+// One event per window opening, and an outage start and end per unit it takes down.
+ResourceUse PlannedMaintenance::expected_use(const cluster::Layout& layout,
+                                             core::Duration horizon) const {
+  const core::Duration span = config_.end ? std::min(*config_.end, horizon) : horizon;
+  const double windows =
+      std::max(0.0, (span - config_.first_window()).seconds_f() / config_.interval.seconds_f() + 1);
+  const auto per_window = static_cast<double>(
+      std::min(config_.units_per_window, layout.count(config_.domain)));
+  return {windows * (1 + 2 * per_window), 0};
+}
+
 }  // namespace goodsim::models::failure

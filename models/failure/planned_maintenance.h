@@ -53,6 +53,7 @@ class PlannedMaintenance : public FailureInjector {
   PlannedMaintenance(PlannedMaintenanceConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
   uint64_t failures() const override { return outages_.count(); }
   uint64_t windows() const { return windows_; }
 

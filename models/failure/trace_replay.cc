@@ -17,14 +17,13 @@
 #include "sim/core/check.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/units.h"
+#include "sim/scenario/utf8.h"
 
 namespace goodsim::models::failure {
 namespace {
 
 using scenario::ScenarioError;
 
-// ClusterState's cause ids are 16-bit and shared with the other injectors.
-constexpr size_t kMaxCauses = 60'000;
 constexpr size_t kNone = static_cast<size_t>(-1);
 
 // The columns a trace may have, in documentation order; the first three are required.
@@ -278,8 +277,9 @@ class TraceParser {
     const auto [it, added] =
         cause_index_.emplace(cause, static_cast<uint32_t>(trace_.causes.size()));
     if (added) {
-      if (trace_.causes.size() >= kMaxCauses) {
-        at_.fail(position + 1, "cause", fmt::format("more than {} distinct causes", kMaxCauses));
+      if (!scenario::is_valid_utf8(cause)) {
+        cause_index_.erase(it);
+        at_.fail(position + 1, "cause", "the cause is not valid UTF-8 text");
       }
       trace_.causes.push_back(cause);
     }
@@ -366,6 +366,13 @@ void TraceReplay::on_repair(size_t index) {
     return nlohmann::json{{"domain", cluster::domain_name(o.domain)}, {"id", o.id}};
   });
   ctx_->cluster.repair(o.domain, o.id, ctx_->sim.now());
+}
+
+
+// A failure and a repair per row (the rows are already in memory).
+ResourceUse TraceReplay::expected_use(const cluster::Layout& /*layout*/,
+                                      core::Duration /*horizon*/) const {
+  return {2 * static_cast<double>(config_.trace->outages.size()), 0};
 }
 
 }  // namespace goodsim::models::failure

@@ -72,6 +72,7 @@ class TraceReplay : public FailureInjector {
   TraceReplay(TraceReplayConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
   uint64_t failures() const override { return failures_; }
 
  private:

@@ -133,4 +133,15 @@ void WeibullFailures::arm() {
   pending_ = true;
 }
 
+
+// One clock event per failure and one repair; a lifetime heap entry per chip.
+ResourceUse WeibullFailures::expected_use(const cluster::Layout& layout,
+                                          core::Duration horizon) const {
+  const auto chips = static_cast<double>(layout.chips());
+  const double f = config_.lemon_fraction;
+  const double rate = chips * (1 - f + f * config_.lemon_multiplier) / config_.mtbf_s();
+  return {2 * rate * horizon.seconds_f() + 1,
+          chips * sizeof(LifetimeHeap::Entry) + LemonSet::bytes_for(layout.chips(), f)};
+}
+
 }  // namespace goodsim::models::failure

@@ -73,6 +73,7 @@ class WeibullFailures : public FailureInjector {
   WeibullFailures(WeibullFailuresConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
   uint64_t failures() const override { return outages_.count(); }
   const LemonSet& lemons() const { return lemons_; }
   // Lifetime ends that hit a chip already down from another outage.

@@ -47,6 +47,14 @@ void ChipTimeLedger::move(Category from, Category to, ChipNanos amount) {
   totals_[static_cast<size_t>(to)] += amount;
 }
 
+void ChipTimeLedger::move_computed(Category from, Category to, ChipNanos amount,
+                                   ChipNanos slack) {
+  const ChipNanos held = totals_[static_cast<size_t>(from)];
+  GOODSIM_CHECK_MSG(held + slack >= amount,
+                    "reclassifying more chip-time than the category holds, beyond rounding");
+  move(from, to, std::min(amount, held));
+}
+
 double ChipTimeLedger::chip_seconds(Category c) const {
   return static_cast<double>(totals_[static_cast<size_t>(c)]) /
          (static_cast<double>(kChipScale) * core::kNanosPerSecond);

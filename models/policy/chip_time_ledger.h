@@ -56,6 +56,12 @@ class ChipTimeLedger {
   // Recharges chip-time already integrated from one category to another;
   // `amount` in chip-units x ns. REQUIRES: `amount` <= what `from` holds.
   void move(Category from, Category to, ChipNanos amount);
+  // Like move(), for an amount computed from the model (steps x step time) rather than
+  // taken from the integrated split: the split's whole chip-units and the step clock's
+  // floating-point progress can leave `from` a few chip-unit nanoseconds short of such an
+  // exact figure. Moves min(amount, what `from` holds). REQUIRES: the shortfall is at most
+  // `slack` (a larger one is a broken invariant, as for move()).
+  void move_computed(Category from, Category to, ChipNanos amount, ChipNanos slack);
 
   const Split& split() const { return split_; }
   ChipNanos total(Category c) const { return totals_[static_cast<size_t>(c)]; }

@@ -147,10 +147,19 @@ void DecoupledDiloco::changed(uint32_t m) {
   schedule_target();
 }
 
+// How far the productive chip-time integrated so far may fall short of `amount` computed
+// from steps: under one chip-unit per nanosecond lost to the split's whole units, and the
+// relative error of the step clock's floating-point progress.
+ChipNanos DecoupledDiloco::slack(ChipNanos amount) const {
+  return static_cast<ChipNanos>(now().since_start().ns()) + amount / (ChipNanos{1} << 40);
+}
+
 void DecoupledDiloco::book_group_lost(uint32_t m) {
   DecoupledDilocoLearner& l = *learners_[m];
   const ChipNanos lost = l.group().lost_work() - l.lost_moved();
-  if (lost > 0) ledger_.move(Category::kProductive, Category::kLostWork, lost);
+  if (lost > 0) {
+    ledger_.move_computed(Category::kProductive, Category::kLostWork, lost, slack(lost));
+  }
   l.lost_moved() = l.group().lost_work();
 }
 
@@ -173,7 +182,7 @@ void DecoupledDiloco::book_unsynced(uint32_t m) {
   const ChipNanos amount = static_cast<ChipNanos>(slice_steps) *
                            static_cast<ChipNanos>(chip_units(ctx_->layout().chips_per_slice())) *
                            ctx_->job.step_time.ns();
-  ledger_.move(Category::kProductive, Category::kLostWork, amount);
+  ledger_.move_computed(Category::kProductive, Category::kLostWork, amount, slack(amount));
   l.add_lost_tokens(tokens);
   ctx_->log("learner_lost_work", {{"learner", m}, {"steps", own - from}, {"tokens", tokens}});
 }

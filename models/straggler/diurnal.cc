@@ -60,4 +60,11 @@ void Diurnal::on_step() {
   ctx_->sim.schedule_in(config_.resolution, core::kBandFailure, step_handler_);
 }
 
+
+// One update per resolution step.
+ResourceUse Diurnal::expected_use(const cluster::Layout& /*layout*/,
+                                  core::Duration horizon) const {
+  return {horizon.seconds_f() / config_.resolution.seconds_f() + 1, 0};
+}
+
 }  // namespace goodsim::models::straggler

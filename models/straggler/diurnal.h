@@ -38,6 +38,7 @@ class Diurnal : public StragglerModel {
   Diurnal(DiurnalConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
 
  private:
   void on_step();

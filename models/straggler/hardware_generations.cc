@@ -116,4 +116,11 @@ void HardwareGenerations::start(RunContext& ctx) {
   }
 }
 
+
+// One slowdown per generation, applied at start.
+ResourceUse HardwareGenerations::expected_use(const cluster::Layout& /*layout*/,
+                                              core::Duration /*horizon*/) const {
+  return {static_cast<double>(config_.generations.size()), 0};
+}
+
 }  // namespace goodsim::models::straggler

@@ -66,6 +66,7 @@ class HardwareGenerations : public StragglerModel {
 
   // Throws ScenarioError if the generations do not fit the cluster.
   void start(RunContext& ctx) override;
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
 
  private:
   HardwareGenerationsConfig config_;

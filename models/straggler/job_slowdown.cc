@@ -24,4 +24,11 @@ void JobSlowdown::start(RunContext& ctx) {
   ctx.log("job_slowdown", {{"factor", factor_}});
 }
 
+
+// One fleet-wide slowdown, applied at start.
+ResourceUse JobSlowdown::expected_use(const cluster::Layout& /*layout*/,
+                                      core::Duration /*horizon*/) const {
+  return {1, 0};
+}
+
 }  // namespace goodsim::models::straggler

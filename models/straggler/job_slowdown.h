@@ -37,6 +37,7 @@ class JobSlowdown : public StragglerModel {
   JobSlowdown(JobSlowdownConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
   // The factor drawn by start() (1 before).
   double factor() const { return factor_; }
 

@@ -43,4 +43,11 @@ void PersistentStragglers::start(RunContext& ctx) {
                                     {"slow_units", slow_units_}});
 }
 
+
+// One slowdown per slow unit, applied at start.
+ResourceUse PersistentStragglers::expected_use(const cluster::Layout& layout,
+                                               core::Duration /*horizon*/) const {
+  return {config_.fraction * static_cast<double>(layout.count(config_.domain)), 0};
+}
+
 }  // namespace goodsim::models::straggler

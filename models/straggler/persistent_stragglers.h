@@ -31,6 +31,7 @@ class PersistentStragglers : public StragglerModel {
   PersistentStragglers(PersistentStragglersConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
   // Units made slow by start().
   uint64_t slow_units() const { return slow_units_; }
 

@@ -6,7 +6,10 @@
 // the same straggler history.
 #pragma once
 
+#include "models/resource_use.h"
 #include "models/run_context.h"
+#include "sim/cluster/layout.h"
+#include "sim/core/time.h"
 
 namespace goodsim::models::straggler {
 
@@ -16,6 +19,10 @@ class StragglerModel {
   // Applies initial slowdowns and schedules the first events. Called once at
   // t = 0, after the failure injectors started.
   virtual void start(RunContext& ctx) = 0;
+  // Expected events (and slowdowns applied at start) over `horizon` on `layout`, and the
+  // memory of the model's own tables. Called before start(), without running.
+  virtual ResourceUse expected_use(const cluster::Layout& layout,
+                                   core::Duration horizon) const = 0;
 };
 
 }  // namespace goodsim::models::straggler

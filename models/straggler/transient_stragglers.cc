@@ -74,4 +74,12 @@ void TransientStragglers::set_episode(uint32_t unit, bool on) {
   }
 }
 
+
+// An episode start and end per episode at the units' total rate; one bit per unit.
+ResourceUse TransientStragglers::expected_use(const cluster::Layout& layout,
+                                              core::Duration horizon) const {
+  const auto units = static_cast<double>(layout.count(config_.domain));
+  return {2 * units * horizon.seconds_f() / config_.mtbe.seconds_f(), units / 8};
+}
+
 }  // namespace goodsim::models::straggler

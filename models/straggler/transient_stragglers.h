@@ -39,6 +39,7 @@ class TransientStragglers : public StragglerModel {
   TransientStragglers(TransientStragglersConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
   // Episodes begun so far.
   uint64_t episodes() const { return episodes_; }
 

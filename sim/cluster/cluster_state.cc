@@ -20,12 +20,12 @@ void ClusterState::repair(Domain d, uint32_t id, core::SimTime now) {
 }
 
 CauseId ClusterState::intern_cause(std::string_view name) {
-  for (size_t i = 0; i < cause_names_.size(); ++i) {
-    if (cause_names_[i] == name) return static_cast<CauseId>(i);
-  }
-  GOODSIM_CHECK_MSG(cause_names_.size() < UINT16_MAX, "too many distinct failure causes");
+  if (const auto it = cause_ids_.find(name); it != cause_ids_.end()) return it->second;
+  GOODSIM_CHECK_MSG(cause_names_.size() < UINT32_MAX, "too many distinct failure causes");
+  const auto id = static_cast<CauseId>(cause_names_.size());
   cause_names_.emplace_back(name);
-  return static_cast<CauseId>(cause_names_.size() - 1);
+  cause_ids_.emplace(cause_names_.back(), id);
+  return id;
 }
 
 void ClusterState::apply(Domain d, uint32_t id, bool failing, core::SimTime now, CauseId cause) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,7 +29,7 @@
 namespace goodsim::cluster {
 
 // Root causes are interned per run: 0 is "unspecified".
-using CauseId = uint16_t;
+using CauseId = uint32_t;
 inline constexpr CauseId kUnspecifiedCause = 0;
 
 struct ClusterChange {
@@ -99,6 +100,13 @@ class ClusterState {
   uint64_t down_chips() const { return down_chips_; }
   uint32_t down_slices() const { return down_slices_; }
   uint32_t up_slices() const { return layout_.slices() - down_slices_; }
+  // Bytes the per-chip and per-slice tables take for `layout`, computed without
+  // allocating them; `slowdowns`: with the slowdown tables (allocated on the first one).
+  static double table_bytes_for(const Layout& layout, bool slowdowns) {
+    return static_cast<double>(layout.chips()) * sizeof(uint8_t) +
+           static_cast<double>(layout.slices()) * sizeof(uint32_t) +
+           (slowdowns ? SlowdownState::table_bytes_for(layout) : 0.0);
+  }
   // Bytes held by the per-chip and per-slice tables.
   size_t table_bytes() const {
     return chip_depth_.capacity() * sizeof(uint8_t) + slice_down_chips_.capacity() * sizeof(uint32_t) +
@@ -123,6 +131,7 @@ class ClusterState {
   SlowdownState slowdown_;
   std::vector<ClusterObserver*> observers_;
   std::vector<std::string> cause_names_{"unspecified"};
+  std::map<std::string, CauseId, std::less<>> cause_ids_{{"unspecified", kUnspecifiedCause}};
 };
 
 }  // namespace goodsim::cluster

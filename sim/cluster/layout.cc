@@ -1,5 +1,6 @@
 #include "sim/cluster/layout.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -39,11 +40,16 @@ Layout::Layout(uint32_t chips_per_host, uint32_t hosts_per_slice, std::vector<Si
   chips_per_slice_ = static_cast<uint32_t>(per_slice);
   slices_ = static_cast<uint32_t>(total_slices);
   if (spare_slices_ >= slices_) throw std::invalid_argument("every slice would be a spare");
-  slice_site_.reserve(slices_);
-  for (SiteId site = 0; site < sites_.size(); ++site) {
-    site_first_slice_.push_back(static_cast<SliceId>(slice_site_.size()));
-    slice_site_.insert(slice_site_.end(), sites_[site].slices, site);
+  SliceId first = 0;
+  for (const SiteShape& s : sites_) {
+    site_first_slice_.push_back(first);
+    first += s.slices;
   }
+}
+
+SiteId Layout::site_of(SliceId s) const {
+  const auto after = std::upper_bound(site_first_slice_.begin(), site_first_slice_.end(), s);
+  return static_cast<SiteId>(after - site_first_slice_.begin() - 1);
 }
 
 uint64_t Layout::count(Domain d) const {

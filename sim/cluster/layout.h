@@ -2,7 +2,8 @@
 //
 // Chips are numbered densely, host-major: chip c sits on host c / chips_per_host
 // and in slice c / chips_per_slice. Membership is therefore arithmetic and
-// costs no memory per chip; the only per-slice table is the slice's site.
+// costs no memory per chip or slice: a slice's site is found by binary search
+// over the sites' first slices, so a Layout holds O(sites) memory.
 // Slices of one site are contiguous, sites in declaration order.
 //
 // A slice is the unit that runs one SPMD program: any of its chips failing
@@ -52,7 +53,7 @@ class Layout {
   HostId host_of(ChipId c) const { return c / chips_per_host_; }
   SliceId slice_of(ChipId c) const { return c / chips_per_slice_; }
   SliceId slice_of_host(HostId h) const { return h / hosts_per_slice_; }
-  SiteId site_of(SliceId s) const { return slice_site_[s]; }
+  SiteId site_of(SliceId s) const;
   const std::string& site_name(SiteId s) const { return sites_[s].name; }
   // Slices of site s are [first_slice_of(s), first_slice_of(s) + slices_of(s)).
   SliceId first_slice_of(SiteId s) const { return site_first_slice_[s]; }
@@ -71,7 +72,6 @@ class Layout {
   uint32_t spare_slices_ = 0;
   std::vector<SiteShape> sites_;
   std::vector<SliceId> site_first_slice_;
-  std::vector<SiteId> slice_site_;
 };
 
 }  // namespace goodsim::cluster

@@ -47,6 +47,13 @@ SlowdownTarget SlowdownState::target(SlowdownId id) const {
 
 SlowdownMode SlowdownState::mode(SlowdownId id) const { return entries_[checked_index(id)].mode; }
 
+double SlowdownState::table_bytes_for(const Layout& layout) {
+  const auto slices = static_cast<double>(layout.slices());
+  const auto sites = static_cast<double>(layout.sites());
+  const double per_slice = sizeof(uint32_t) + sizeof(Aggregate) + 1 + 4 * sizeof(double);
+  return slices * per_slice + sites * (sizeof(uint32_t) + sizeof(Aggregate));
+}
+
 size_t SlowdownState::table_bytes() const {
   return entries_.capacity() * sizeof(Entry) + slice_head_.capacity() * sizeof(uint32_t) +
          slice_agg_.capacity() * sizeof(Aggregate) + site_head_.capacity() * sizeof(uint32_t) +

@@ -105,6 +105,9 @@ class SlowdownState {
   SlowdownMode mode(SlowdownId id) const;
   // Bytes held by the tables (0 until the first slowdown).
   size_t table_bytes() const;
+  // Bytes the per-slice and per-site tables take for `layout` once a slowdown is applied
+  // (slowdown records themselves not counted), computed without allocating them.
+  static double table_bytes_for(const Layout& layout);
 
  private:
   friend class ClusterState;

@@ -42,6 +42,10 @@ void Simulation::run_until(SimTime end) {
   GOODSIM_CHECK(end >= now_);
   CheckContextScope scope(this);
   while (!stop_requested_ && !queue_.empty() && queue_.next_time() <= end) {
+    if (executed_ >= event_limit_) {
+      limit_reached_ = stop_requested_ = true;
+      break;
+    }
     const Event e = queue_.pop();
     now_ = e.time;
     current_ = &e;

@@ -58,6 +58,11 @@ class Simulation : private CheckContext {
   void run_until(SimTime end);
   void request_stop() { stop_requested_ = true; }
   bool stopped() const { return stop_requested_; }
+  // A guard against runs that would never end: once `limit` events have executed,
+  // run_until stops as after request_stop() and event_limit_reached() is true.
+  // Default: no limit.
+  void set_event_limit(uint64_t limit) { event_limit_ = limit; }
+  bool event_limit_reached() const { return limit_reached_; }
 
   SimTime now() const { return now_; }
   uint64_t seed() const { return seed_; }
@@ -80,7 +85,9 @@ class Simulation : private CheckContext {
   uint64_t seed_;
   uint64_t fingerprint_;
   uint64_t executed_ = 0;
+  uint64_t event_limit_ = UINT64_MAX;
   bool stop_requested_ = false;
+  bool limit_reached_ = false;
   const Event* current_ = nullptr;
 };
 

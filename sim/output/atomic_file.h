@@ -11,7 +11,9 @@ namespace goodsim::output {
 
 // Streams into "<dir>/.<name>.tmp-<pid>"; commit() flushes, checks for write
 // errors and renames onto the target. Destroyed without commit(), it removes
-// the temporary file. Throws std::runtime_error on I/O errors.
+// the temporary file. Opening also removes the target's temporary files whose
+// <pid> is no longer a running process (left by a killed run). Throws
+// std::runtime_error on I/O errors.
 class AtomicFile {
  public:
   explicit AtomicFile(std::filesystem::path target);

@@ -11,10 +11,12 @@ namespace {
 
 std::string compose(const std::string& file, const std::string& path, const std::string& msg) {
   std::string out;
-  for (const std::string* part : {&file, &path, &msg}) {
+  const std::pair<const std::string*, size_t> parts[] = {
+      {&file, kMaxShownPart}, {&path, kMaxShownPart}, {&msg, kMaxShownMessage}};
+  for (const auto& [part, limit] : parts) {
     if (part->empty()) continue;
     if (!out.empty()) out += ": ";
-    out += *part;
+    out += shorten(*part, limit);
   }
   return out;
 }
@@ -39,6 +41,13 @@ std::string quoted_list(const std::vector<std::string>& items) {
 
 }  // namespace
 
+std::string shorten(std::string_view text, size_t limit) {
+  if (text.size() <= limit) return std::string(text);
+  const size_t keep = limit / 2;
+  return fmt::format("{}...({} characters left out)...{}", text.substr(0, keep),
+                     text.size() - 2 * keep, text.substr(text.size() - keep));
+}
+
 ScenarioError::ScenarioError(std::string file, std::string path, std::string message)
     : std::runtime_error(compose(file, path, message)),
       file_(std::move(file)),
@@ -55,30 +64,36 @@ std::string join_path(std::string_view parent, std::string_view key) {
 }
 
 int edit_distance(std::string_view a, std::string_view b) {
-  const size_t n = a.size();
   const size_t m = b.size();
-  // Full table: keys are short, and the swap rule needs the row two back.
-  std::vector<std::vector<int>> d(n + 1, std::vector<int>(m + 1, 0));
-  for (size_t i = 0; i <= n; ++i) d[i][0] = static_cast<int>(i);
-  for (size_t j = 0; j <= m; ++j) d[0][j] = static_cast<int>(j);
-  for (size_t i = 1; i <= n; ++i) {
+  // Three rolling rows (the swap rule needs the row two back): O(|b|) memory.
+  std::vector<int> two_back(m + 1), previous(m + 1), current(m + 1);
+  for (size_t j = 0; j <= m; ++j) previous[j] = static_cast<int>(j);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    current[0] = static_cast<int>(i);
     for (size_t j = 1; j <= m; ++j) {
       const int cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost});
       if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
           lower(a[i - 2]) == lower(b[j - 1])) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        current[j] = std::min(current[j], two_back[j - 2] + 1);
       }
     }
+    std::swap(two_back, previous);
+    std::swap(previous, current);
   }
-  return d[n][m];
+  return previous[m];
 }
 
 std::optional<std::string> closest_match(std::string_view word,
                                          const std::vector<std::string>& candidates) {
+  if (word.size() > kMaxSuggestLength) return std::nullopt;
   std::optional<std::string> best;
   int best_distance = allowed_edits(word.size()) + 1;
   for (const auto& candidate : candidates) {
+    // The distance is at least the difference in length: skip hopeless (and long) candidates.
+    const size_t gap = candidate.size() > word.size() ? candidate.size() - word.size()
+                                                      : word.size() - candidate.size();
+    if (gap >= static_cast<size_t>(best_distance)) continue;
     const int distance = edit_distance(word, candidate);
     const int longest = static_cast<int>(std::max(word.size(), candidate.size()));
     if (distance < best_distance && distance < longest) {

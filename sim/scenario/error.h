@@ -6,6 +6,7 @@
 // catches it, prints what() and exits with code 2.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -22,6 +23,12 @@ namespace goodsim::scenario {
 //   message - what was expected and what was found, e.g. `expected a count >= 1, got -5`.
 // what() joins the non-empty parts with ": ":
 //   "scenarios/x.json: cluster.chips: expected a count >= 1, got -5".
+// Each part is shortened for what() (file and path to kMaxShownPart characters, the message
+// to kMaxShownMessage) so that a huge key or value is never echoed in full; the accessors
+// return the parts unshortened.
+inline constexpr size_t kMaxShownPart = 200;
+inline constexpr size_t kMaxShownMessage = 1000;
+
 class ScenarioError : public std::runtime_error {
  public:
   ScenarioError(std::string file, std::string path, std::string message);
@@ -40,13 +47,21 @@ class ScenarioError : public std::runtime_error {
 // join_path("", "seed") == "seed".
 std::string join_path(std::string_view parent, std::string_view key);
 
+// `text` itself when at most `limit` characters long, else its first and last limit / 2
+// characters around "...(N characters left out)...".
+std::string shorten(std::string_view text, size_t limit);
+
 // Case-insensitive Damerau-Levenshtein distance (optimal string alignment: insertions,
-// deletions, substitutions and swaps of adjacent characters each cost 1).
+// deletions, substitutions and swaps of adjacent characters each cost 1). Time
+// O(|a| x |b|), memory O(|b|).
 int edit_distance(std::string_view a, std::string_view b);
 
 // The candidate that `word` is most plausibly a typo of, or nullopt when none is close
 // enough (roughly: at most 1 edit for short words, 2 for up to 6 characters, 3 beyond, and
-// never a complete rewrite). Ties go to the earliest candidate.
+// never a complete rewrite). Ties go to the earliest candidate. Words longer than
+// kMaxSuggestLength get no suggestion, and candidates whose length differs too much are
+// skipped, so the cost is O(kMaxSuggestLength^2) per candidate however long the input.
+inline constexpr size_t kMaxSuggestLength = 64;
 std::optional<std::string> closest_match(std::string_view word,
                                          const std::vector<std::string>& candidates);
 

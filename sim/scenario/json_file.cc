@@ -18,54 +18,115 @@ namespace {
 
 using nlohmann::json;
 
-// Tracks the JSON path while the parser runs, to reject a key repeated in one object.
-class DuplicateKeyCheck {
- public:
-  explicit DuplicateKeyCheck(const std::string& file) : file_(file) {}
-
-  bool on_event(json::parse_event_t event, const json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-      case json::parse_event_t::array_start: {
-        std::string path = next_path();
-        frames_.push_back({event == json::parse_event_t::array_start, 0, "", std::move(path), {}});
-        break;
-      }
-      case json::parse_event_t::key: on_key(parsed.get<std::string>()); break;
-      case json::parse_event_t::value: next_path(); break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end: frames_.pop_back(); break;
-    }
-    return true;  // keep everything
+// "line L, column C: reason" for a problem at 1-based byte `byte` of `text`. `what` is
+// nlohmann's message ("[json.exception.parse_error.101] parse error at line 1, column 5:
+// syntax error while parsing ..."); only its reason is kept.
+std::string locate(std::string_view text, size_t byte, const std::string& what) {
+  const size_t pos = std::min(byte > 0 ? byte - 1 : 0, text.size());
+  const auto begin = text.begin();
+  const size_t line = 1 + static_cast<size_t>(std::count(begin, begin + pos, '\n'));
+  const size_t line_start = text.rfind('\n', pos == 0 ? 0 : pos - 1);
+  const size_t column = (line_start == std::string::npos || pos == 0) ? pos + 1 : pos - line_start;
+  std::string reason = what;
+  const size_t at = reason.find("column ");
+  const size_t colon = at == std::string::npos ? at : reason.find(": ", at);
+  if (colon != std::string::npos) {
+    reason = reason.substr(colon + 2);
+  } else if (const size_t tag = reason.find("] "); tag != std::string::npos) {
+    reason = reason.substr(tag + 2);  // "[json.exception.out_of_range.406] number overflow ..."
   }
+  return fmt::format("line {}, column {}: {}", line, column, reason);
+}
+
+// Builds the DOM through nlohmann's SAX interface (iterative, linear) while enforcing the
+// depth and size limits and rejecting duplicate keys. JSON paths are only built for a
+// message, so deep documents cost no more than their text.
+class GuardedDom {
+ public:
+  GuardedDom(json& result, const std::string& label) : dom_(result, true), label_(label) {}
+
+  bool null() { return value() && dom_.null(); }
+  bool boolean(bool v) { return value() && dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return value() && dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return value() && dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const json::string_t& s) {
+    return value() && dom_.number_float(v, s);
+  }
+  bool string(json::string_t& v) { return value() && dom_.string(v); }
+  bool binary(json::binary_t& v) { return value() && dom_.binary(v); }
+  bool start_object(size_t n) { return open(false) && dom_.start_object(n); }
+  bool start_array(size_t n) { return open(true) && dom_.start_array(n); }
+  bool end_object() {
+    frames_.pop_back();
+    return dom_.end_object();
+  }
+  bool end_array() {
+    frames_.pop_back();
+    return dom_.end_array();
+  }
+  bool key(json::string_t& k) {
+    Frame& top = frames_.back();
+    if (!top.keys.insert(k).second) throw ScenarioError(label_, path(k), "duplicate key");
+    top.key = k;
+    return dom_.key(k);
+  }
+  bool parse_error(size_t position, const std::string& /*token*/,
+                   const nlohmann::detail::exception& e) {
+    error_ = Error{position, e.what(), e.id == 406 ? path("") : ""};
+    return false;
+  }
+
+  struct Error {
+    size_t byte = 0;
+    std::string what;
+    std::string path;  // of the value, for a number overflow
+  };
+  const std::optional<Error>& error() const { return error_; }
 
  private:
   struct Frame {
     bool is_array = false;
-    size_t next_index = 0;
-    std::string key;  // the latest key of an object
-    std::string path;
-    std::set<std::string> keys;
+    size_t values = 0;  // elements so far (lists)
+    std::string key;    // the latest key (objects)
+    std::set<std::string, std::less<>> keys;
   };
 
-  // The path of the value that starts now (advancing the index inside a list).
-  std::string next_path() {
-    if (frames_.empty()) return "";
-    Frame& top = frames_.back();
-    if (top.is_array) return join_path(top.path, std::to_string(top.next_index++));
-    return join_path(top.path, top.key);
-  }
-
-  void on_key(const std::string& key) {
-    Frame& top = frames_.back();
-    if (!top.keys.insert(key).second) {
-      throw ScenarioError(file_, join_path(top.path, key), "duplicate key");
+  // A value starts (a scalar, an object or a list).
+  bool value() {
+    if (++values_ > kMaxJsonValues) {
+      throw ScenarioError(label_, "", fmt::format("more than {} JSON values; a scenario "
+                                                  "needs far fewer", kMaxJsonValues));
     }
-    top.key = key;
+    if (!frames_.empty() && frames_.back().is_array) ++frames_.back().values;
+    return true;
   }
 
-  const std::string& file_;
+  bool open(bool is_array) {
+    value();
+    if (frames_.size() >= kMaxJsonDepth) {
+      throw ScenarioError(label_, path(""), fmt::format("objects and lists nested deeper than "
+                                                        "{} levels", kMaxJsonDepth));
+    }
+    frames_.push_back(Frame{is_array, 0, "", {}});
+    return true;
+  }
+
+  // The path of the current value, or of `key` in the innermost object when not empty.
+  std::string path(std::string_view key) const {
+    std::string out;
+    for (size_t i = 0; i < frames_.size(); ++i) {
+      const Frame& f = frames_[i];
+      if (i + 1 == frames_.size() && !key.empty()) return join_path(out, key);
+      out = join_path(out, f.is_array ? std::to_string(f.values - 1) : f.key);
+    }
+    return out;
+  }
+
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  const std::string& label_;
   std::vector<Frame> frames_;
+  size_t values_ = 0;
+  std::optional<Error> error_;
 };
 
 std::string read_file(const std::string& path) {
@@ -75,42 +136,44 @@ std::string read_file(const std::string& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(path, "", fmt::format("cannot open: {}", std::strerror(errno)));
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxJsonBytes) {
+    throw ScenarioError(path, "", fmt::format("the file has {} bytes; a scenario may have at "
+                                              "most {} (64 MiB)", size, kMaxJsonBytes));
+  }
   std::ostringstream content;
   content << in.rdbuf();
   if (in.bad()) throw ScenarioError(path, "", "cannot read");
   return content.str();
 }
 
-// "line L, column C: reason" for a parse error at 1-based byte `byte` of `text`.
-std::string locate(const std::string& text, const json::parse_error& e) {
-  const size_t pos = std::min(e.byte > 0 ? e.byte - 1 : 0, text.size());
-  const auto begin = text.begin();
-  const size_t line = 1 + static_cast<size_t>(std::count(begin, begin + pos, '\n'));
-  const size_t line_start = text.rfind('\n', pos == 0 ? 0 : pos - 1);
-  const size_t column = (line_start == std::string::npos || pos == 0) ? pos + 1 : pos - line_start;
-  // nlohmann's message: "[json.exception.parse_error.101] parse error at line 1, column 5:
-  // syntax error while parsing ..."; keep the part after its own position.
-  std::string reason = e.what();
-  const size_t at = reason.find("column ");
-  const size_t colon = at == std::string::npos ? at : reason.find(": ", at);
-  if (colon != std::string::npos) reason = reason.substr(colon + 2);
-  return fmt::format("line {}, column {}: {}", line, column, reason);
+// The parsed document, or the parser's error (syntax, number overflow).
+std::pair<json, std::optional<GuardedDom::Error>> parse_guarded(std::string_view text,
+                                                               const std::string& label) {
+  if (text.size() > kMaxJsonBytes) {
+    throw ScenarioError(label, "", fmt::format("{} bytes of JSON; at most {} (64 MiB) are read",
+                                               text.size(), kMaxJsonBytes));
+  }
+  json result;
+  GuardedDom dom(result, label);
+  json::sax_parse(text, &dom);
+  return {std::move(result), dom.error()};
 }
 
 }  // namespace
 
-json load_json_file(const std::string& path) {
-  const std::string text = read_file(path);
-  DuplicateKeyCheck check(path);
-  const json::parser_callback_t callback = [&check](int /*depth*/, json::parse_event_t event,
-                                                    json& parsed) {
-    return check.on_event(event, parsed);
-  };
-  try {
-    return json::parse(text, callback);
-  } catch (const json::parse_error& e) {
-    throw ScenarioError(path, "", locate(text, e));
-  }
+json parse_json_text(std::string_view text, const std::string& label) {
+  auto [doc, error] = parse_guarded(text, label);
+  if (error) throw ScenarioError(label, error->path, locate(text, error->byte, error->what));
+  return std::move(doc);
 }
+
+std::optional<json> try_parse_json_text(std::string_view text, const std::string& label) {
+  auto [doc, error] = parse_guarded(text, label);
+  if (error) return std::nullopt;
+  return std::move(doc);
+}
+
+json load_json_file(const std::string& path) { return parse_json_text(read_file(path), path); }
 
 }  // namespace goodsim::scenario

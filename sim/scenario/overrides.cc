@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/scenario/error.h"
+#include "sim/scenario/json_file.h"
+#include "sim/scenario/utf8.h"
 
 namespace goodsim::scenario {
 namespace {
@@ -84,11 +86,13 @@ nlohmann::json& descend(nlohmann::json& node, std::string_view segment,
   return *it;
 }
 
-// The value text as JSON if it parses, else as a plain string.
-nlohmann::json parse_value(std::string_view text) {
-  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) return nlohmann::json(std::string(text));
-  return value;
+// The value text as JSON if it parses, else as a plain string (which must be UTF-8: it ends
+// up in JSON outputs). `path` is the key being set, for messages.
+nlohmann::json parse_value(std::string_view text, std::string_view path) {
+  const std::string label = fmt::format("{} {}", kSource, path);
+  if (auto value = try_parse_json_text(text, label)) return std::move(*value);
+  if (!is_valid_utf8(text)) fail(std::string(path), "the value is not valid UTF-8 text");
+  return nlohmann::json(std::string(text));
 }
 
 }  // namespace
@@ -104,7 +108,7 @@ void apply_override(nlohmann::json& doc, std::string_view assignment) {
   for (std::string_view segment : segments) {
     if (segment.empty()) fail(std::string(path), "empty key between dots");
   }
-  nlohmann::json value = parse_value(assignment.substr(eq + 1));
+  nlohmann::json value = parse_value(assignment.substr(eq + 1), path);
 
   nlohmann::json* node = &doc;
   std::string walked;
@@ -122,6 +126,21 @@ void apply_override(nlohmann::json& doc, std::string_view assignment) {
          fmt::format("cannot set a key in {}: it is {}, not an object or a list",
                      describe_parent(walked), describe_value(*node)));
   }
+}
+
+ScenarioError attribute_to_override(const ScenarioError& error,
+                                    const std::vector<std::string>& assignments) {
+  const std::string& at = error.path();
+  for (auto it = assignments.rbegin(); it != assignments.rend(); ++it) {
+    const size_t eq = it->find('=');
+    if (eq == std::string::npos) continue;
+    const std::string_view key = trim(std::string_view(*it).substr(0, eq));
+    const bool under = at.size() > key.size() && at.starts_with(key) && at[key.size()] == '.';
+    if (!key.empty() && (at == key || under)) {
+      return ScenarioError(fmt::format("{} {}", kSource, *it), at, error.message());
+    }
+  }
+  return error;
 }
 
 }  // namespace goodsim::scenario

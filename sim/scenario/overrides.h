@@ -1,9 +1,13 @@
 // Command-line overrides of scenario values: `--set path.to.key=value`.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include "sim/scenario/error.h"
 
 namespace goodsim::scenario {
 
@@ -26,5 +30,13 @@ namespace goodsim::scenario {
 //   "--set: expected path.to.key=value, got "horizon""
 // On error the document is left unchanged.
 void apply_override(nlohmann::json& doc, std::string_view assignment);
+
+// An error found later, while validating the document the assignments produced: when it lies
+// at or under a key that one of them set, the same error addressed to that assignment
+// ("--set cluster.chips=-5: cluster.chips: expected a count >= 1, got -5"), so the user is
+// sent to the command line rather than to the file; the last matching assignment (the one
+// that took effect) wins. Any other error is returned unchanged.
+ScenarioError attribute_to_override(const ScenarioError& error,
+                                    const std::vector<std::string>& assignments);
 
 }  // namespace goodsim::scenario

@@ -1,6 +1,7 @@
 #include "sim/scenario/reader.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <utility>
@@ -104,7 +105,8 @@ struct ObjectReader::State {
   std::set<std::string, std::less<>> known;
   // Nested readers in creation order, by path; reused so that reading the same object twice
   // accumulates known keys in one place.
-  std::vector<std::pair<std::string, std::shared_ptr<State>>> children;
+  std::vector<std::shared_ptr<State>> children;
+  std::map<std::string, size_t, std::less<>> child_index;  // path -> position in children
   std::string doc_path;  // path with list indices as "*": docs describe parameters, not elements
   std::shared_ptr<DocSink> docs;
 };
@@ -154,99 +156,26 @@ std::optional<T> ObjectReader::get(std::string_view key, const Quantity<T>& q, N
   return result;
 }
 
-double ObjectReader::number(std::string_view key, std::string_view help, double min,
-                            double max) {
-  return *get<double>(key, kNumber, Need::kRequired, std::nullopt, help, min, max);
-}
-double ObjectReader::number(std::string_view key, double def, std::string_view help, double min,
-                            double max) {
-  return *get<double>(key, kNumber, Need::kDefault, def, help, min, max);
-}
-std::optional<double> ObjectReader::optional_number(std::string_view key, std::string_view help,
-                                                    double min, double max) {
-  return get<double>(key, kNumber, Need::kOptional, std::nullopt, help, min, max);
-}
-
-int64_t ObjectReader::count(std::string_view key, std::string_view help, int64_t min,
-                            int64_t max) {
-  return *get<int64_t>(key, kCount, Need::kRequired, std::nullopt, help, min, max);
-}
-int64_t ObjectReader::count(std::string_view key, int64_t def, std::string_view help,
-                            int64_t min, int64_t max) {
-  return *get<int64_t>(key, kCount, Need::kDefault, def, help, min, max);
-}
-std::optional<int64_t> ObjectReader::optional_count(std::string_view key, std::string_view help,
-                                                    int64_t min, int64_t max) {
-  return get<int64_t>(key, kCount, Need::kOptional, std::nullopt, help, min, max);
-}
-
-core::Duration ObjectReader::duration(std::string_view key, std::string_view help,
-                                      core::Duration min, core::Duration max) {
-  return *get<core::Duration>(key, kDuration, Need::kRequired, std::nullopt, help, min, max);
-}
-core::Duration ObjectReader::duration(std::string_view key, core::Duration def,
-                                      std::string_view help, core::Duration min,
-                                      core::Duration max) {
-  return *get<core::Duration>(key, kDuration, Need::kDefault, def, help, min, max);
-}
-std::optional<core::Duration> ObjectReader::optional_duration(std::string_view key,
-                                                              std::string_view help,
-                                                              core::Duration min,
-                                                              core::Duration max) {
-  return get<core::Duration>(key, kDuration, Need::kOptional, std::nullopt, help, min, max);
-}
-
-double ObjectReader::bandwidth_bps(std::string_view key, std::string_view help, double min,
-                                   double max) {
-  return *get<double>(key, kBandwidth, Need::kRequired, std::nullopt, help, min, max);
-}
-double ObjectReader::bandwidth_bps(std::string_view key, double def, std::string_view help,
-                                   double min, double max) {
-  return *get<double>(key, kBandwidth, Need::kDefault, def, help, min, max);
-}
-std::optional<double> ObjectReader::optional_bandwidth_bps(std::string_view key,
-                                                           std::string_view help, double min,
-                                                           double max) {
-  return get<double>(key, kBandwidth, Need::kOptional, std::nullopt, help, min, max);
-}
-
-double ObjectReader::flops(std::string_view key, std::string_view help, double min, double max) {
-  return *get<double>(key, kFlops, Need::kRequired, std::nullopt, help, min, max);
-}
-double ObjectReader::flops(std::string_view key, double def, std::string_view help, double min,
-                           double max) {
-  return *get<double>(key, kFlops, Need::kDefault, def, help, min, max);
-}
-std::optional<double> ObjectReader::optional_flops(std::string_view key, std::string_view help,
-                                                   double min, double max) {
-  return get<double>(key, kFlops, Need::kOptional, std::nullopt, help, min, max);
-}
-
-double ObjectReader::bytes(std::string_view key, std::string_view help, double min, double max) {
-  return *get<double>(key, kBytes, Need::kRequired, std::nullopt, help, min, max);
-}
-double ObjectReader::bytes(std::string_view key, double def, std::string_view help, double min,
-                           double max) {
-  return *get<double>(key, kBytes, Need::kDefault, def, help, min, max);
-}
-std::optional<double> ObjectReader::optional_bytes(std::string_view key, std::string_view help,
-                                                   double min, double max) {
-  return get<double>(key, kBytes, Need::kOptional, std::nullopt, help, min, max);
-}
-
-double ObjectReader::fraction(std::string_view key, std::string_view help, double min,
-                              double max) {
-  return *get<double>(key, kFraction, Need::kRequired, std::nullopt, help, min, max);
-}
-double ObjectReader::fraction(std::string_view key, double def, std::string_view help,
-                              double min, double max) {
-  return *get<double>(key, kFraction, Need::kDefault, def, help, min, max);
-}
-std::optional<double> ObjectReader::optional_fraction(std::string_view key,
-                                                      std::string_view help, double min,
-                                                      double max) {
-  return get<double>(key, kFraction, Need::kOptional, std::nullopt, help, min, max);
-}
+// The three getters of each quantity kind, from one row per kind.
+#define GOODSIM_READER_QUANTITY(name, T, quantity)                                          \
+  T ObjectReader::name(std::string_view key, std::string_view help, T min, T max) {         \
+    return *get<T>(key, quantity, Need::kRequired, std::nullopt, help, min, max);           \
+  }                                                                                         \
+  T ObjectReader::name(std::string_view key, T def, std::string_view help, T min, T max) {  \
+    return *get<T>(key, quantity, Need::kDefault, def, help, min, max);                     \
+  }                                                                                         \
+  std::optional<T> ObjectReader::optional_##name(std::string_view key, std::string_view help, \
+                                                 T min, T max) {                            \
+    return get<T>(key, quantity, Need::kOptional, std::nullopt, help, min, max);            \
+  }
+GOODSIM_READER_QUANTITY(number, double, kNumber)
+GOODSIM_READER_QUANTITY(count, int64_t, kCount)
+GOODSIM_READER_QUANTITY(duration, core::Duration, kDuration)
+GOODSIM_READER_QUANTITY(bandwidth_bps, double, kBandwidth)
+GOODSIM_READER_QUANTITY(flops, double, kFlops)
+GOODSIM_READER_QUANTITY(bytes, double, kBytes)
+GOODSIM_READER_QUANTITY(fraction, double, kFraction)
+#undef GOODSIM_READER_QUANTITY
 
 std::optional<bool> ObjectReader::get_boolean(std::string_view key, Need need,
                                               std::optional<bool> def, std::string_view help) {
@@ -388,7 +317,7 @@ void ObjectReader::finish() const {
     const std::vector<std::string> candidates(state_->known.begin(), state_->known.end());
     fail(it.key(), "unknown key; " + key_hint(it.key(), candidates));
   }
-  for (const auto& entry : state_->children) ObjectReader(entry.second).finish();
+  for (const auto& child_state : state_->children) ObjectReader(child_state).finish();
 }
 
 void ObjectReader::fail(std::string_view key, std::string_view message) const {
@@ -423,8 +352,8 @@ void ObjectReader::record(ParamDoc doc) {
 }
 
 ObjectReader ObjectReader::child(const json& value, std::string path, std::string doc_path) {
-  for (const auto& [child_path, state] : state_->children) {
-    if (child_path == path) return ObjectReader(state);
+  if (const auto it = state_->child_index.find(path); it != state_->child_index.end()) {
+    return ObjectReader(state_->children[it->second]);
   }
   if (!value.is_object()) {
     throw ScenarioError(state_->file ? *state_->file : "", path,
@@ -437,7 +366,8 @@ ObjectReader ObjectReader::child(const json& value, std::string path, std::strin
   state->file = state_->file;
   state->describe = state_->describe;
   state->docs = state_->docs;
-  state_->children.emplace_back(state->path, state);
+  state_->child_index.emplace(state->path, state_->children.size());
+  state_->children.push_back(state);
   return ObjectReader(std::move(state));
 }
 

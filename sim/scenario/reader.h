@@ -89,61 +89,31 @@ class ObjectReader {
   // A describing reader (see above); `path` prefixes the documented keys.
   static ObjectReader describe(std::string path = "");
 
+  // Getters of quantities, one row per kind (see GOODSIM_READER_QUANTITY below): each row
+  // declares name(key, help, min, max), name(key, default, help, min, max) and
+  // optional_name(key, help, min, max) with the kind's natural bounds as default range.
+#define GOODSIM_READER_QUANTITY(name, T, lowest, highest)                                   \
+  T name(std::string_view key, std::string_view help, T min = lowest, T max = highest);     \
+  T name(std::string_view key, T def, std::string_view help, T min = lowest,                \
+         T max = highest);                                                                  \
+  std::optional<T> optional_##name(std::string_view key, std::string_view help,             \
+                                   T min = lowest, T max = highest);
   // Any JSON number.
-  double number(std::string_view key, std::string_view help, double min = -kInf,
-                double max = kInf);
-  double number(std::string_view key, double def, std::string_view help, double min = -kInf,
-                double max = kInf);
-  std::optional<double> optional_number(std::string_view key, std::string_view help,
-                                        double min = -kInf, double max = kInf);
-
+  GOODSIM_READER_QUANTITY(number, double, -kInf, kInf)
   // A whole number: 128, 1.2e6 or "1.2e6".
-  int64_t count(std::string_view key, std::string_view help, int64_t min = 0,
-                int64_t max = kMaxCount);
-  int64_t count(std::string_view key, int64_t def, std::string_view help, int64_t min = 0,
-                int64_t max = kMaxCount);
-  std::optional<int64_t> optional_count(std::string_view key, std::string_view help,
-                                        int64_t min = 0, int64_t max = kMaxCount);
-
+  GOODSIM_READER_QUANTITY(count, int64_t, 0, kMaxCount)
   // "30s", "36h", "1y", "1h30m", or a number of seconds.
-  core::Duration duration(std::string_view key, std::string_view help,
-                          core::Duration min = core::Duration::zero(),
-                          core::Duration max = core::Duration::max());
-  core::Duration duration(std::string_view key, core::Duration def, std::string_view help,
-                          core::Duration min = core::Duration::zero(),
-                          core::Duration max = core::Duration::max());
-  std::optional<core::Duration> optional_duration(std::string_view key, std::string_view help,
-                                                  core::Duration min = core::Duration::zero(),
-                                                  core::Duration max = core::Duration::max());
-
+  GOODSIM_READER_QUANTITY(duration, core::Duration, core::Duration::zero(),
+                          core::Duration::max())
   // Bits per second: "100Gbps", "25GB/s", or a number of bits per second.
-  double bandwidth_bps(std::string_view key, std::string_view help, double min = 0,
-                       double max = kInf);
-  double bandwidth_bps(std::string_view key, double def, std::string_view help, double min = 0,
-                       double max = kInf);
-  std::optional<double> optional_bandwidth_bps(std::string_view key, std::string_view help,
-                                               double min = 0, double max = kInf);
-
+  GOODSIM_READER_QUANTITY(bandwidth_bps, double, 0, kInf)
   // FLOP per second: "459TFLOPS", 2e14.
-  double flops(std::string_view key, std::string_view help, double min = 0, double max = kInf);
-  double flops(std::string_view key, double def, std::string_view help, double min = 0,
-               double max = kInf);
-  std::optional<double> optional_flops(std::string_view key, std::string_view help,
-                                       double min = 0, double max = kInf);
-
+  GOODSIM_READER_QUANTITY(flops, double, 0, kInf)
   // Bytes: "16GiB", "2.3TB", or a number of bytes.
-  double bytes(std::string_view key, std::string_view help, double min = 0, double max = kInf);
-  double bytes(std::string_view key, double def, std::string_view help, double min = 0,
-               double max = kInf);
-  std::optional<double> optional_bytes(std::string_view key, std::string_view help,
-                                       double min = 0, double max = kInf);
-
+  GOODSIM_READER_QUANTITY(bytes, double, 0, kInf)
   // A fraction, 0.25 or "25%", within [min, max] (by default [0, 1]).
-  double fraction(std::string_view key, std::string_view help, double min = 0, double max = 1);
-  double fraction(std::string_view key, double def, std::string_view help, double min = 0,
-                  double max = 1);
-  std::optional<double> optional_fraction(std::string_view key, std::string_view help,
-                                          double min = 0, double max = 1);
+  GOODSIM_READER_QUANTITY(fraction, double, 0, 1)
+#undef GOODSIM_READER_QUANTITY
 
   // JSON true/false only.
   bool boolean(std::string_view key, std::string_view help);

@@ -120,6 +120,8 @@ ClusterSpec parse_cluster(ObjectReader& c) {
   return spec;
 }
 
+constexpr double kMaxJobScale = 1e15;  // job.params, job.tokens_per_step
+
 // job.layers and job.layer_params: the per-layer parameter counts of the
 // layer-level step model, uniform (params / layers) unless listed.
 std::vector<double> parse_layers(ObjectReader& j, double params) {
@@ -151,8 +153,11 @@ std::vector<double> parse_layers(ObjectReader& j, double params) {
 
 JobSpec parse_job(ObjectReader& j, const ClusterSpec& cluster) {
   JobSpec job;
-  job.params = j.number("params", "model parameters, e.g. 7e10", 1.0);
-  job.tokens_per_step = j.number("tokens_per_step", "global batch in tokens per step", 1.0);
+  // At most 1e15 each (far beyond any model or batch): token counts over the longest
+  // horizon at the shortest step then stay finite, and so does every loss model.
+  job.params = j.number("params", "model parameters, e.g. 7e10", 1.0, kMaxJobScale);
+  job.tokens_per_step =
+      j.number("tokens_per_step", "global batch in tokens per step", 1.0, kMaxJobScale);
   const auto step = j.optional_duration("step_time", "time of one training step on the whole "
                                         "cluster", core::Duration::nanos(1));
   const auto peak = j.optional_flops("peak_flops", "peak FLOP/s of one chip, e.g. \"459TFLOPS\"", 1.0);
@@ -225,7 +230,8 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   s.name = r.string("name", "scenario name; names the default output directory");
   check_name(r, "name", s.name);
   s.description = r.string("description", "", "free text: assumptions, sources");
-  s.seed = static_cast<uint64_t>(r.count("seed", 1, "seed of every random stream", 0));
+  s.seed = static_cast<uint64_t>(r.count("seed", 1, "seed of every random stream", 0,
+                                              static_cast<int64_t>(kMaxSeed)));
   s.horizon = r.duration("horizon", "simulated time span, e.g. \"7d\"", core::Duration::nanos(1),
                          core::Duration::days(kMaxHorizonDays));
   ObjectReader cluster = r.object("cluster", "chips, hosts, slices, sites and links");

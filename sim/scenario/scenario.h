@@ -24,6 +24,7 @@ namespace goodsim::scenario {
 
 inline constexpr uint64_t kMaxChips = 1'000'000'000;
 inline constexpr int64_t kMaxHorizonDays = 3650;  // ten years
+inline constexpr uint64_t kMaxSeed = 9'223'372'036'854'775'807;  // 2^63 - 1: seeds are counts
 
 struct SiteSpec {
   std::string name;

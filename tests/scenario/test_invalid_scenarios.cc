@@ -1,10 +1,12 @@
 // Every scenarios/invalid/NAME.json must be rejected with the message fragment
-// recorded in NAME.expected; every shipped scenario must validate.
+// recorded in NAME.expected; every shipped scenario must validate. Both go through the
+// resource limits `goodsim run` applies by default, as `goodsim validate` does.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
 
+#include "models/resource_estimate.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/json_file.h"
 #include "tests/support/scenarios.h"
@@ -19,6 +21,11 @@ std::string read_expected(const std::filesystem::path& p) {
   std::string line;
   std::getline(in, line);
   return line;
+}
+
+void validate(const std::filesystem::path& f) {
+  models::PreparedScenario p = testing::prepare_doc(load_json_file(f.string()), f.string());
+  models::enforce_limits(p, models::estimate_resources(p), models::ResourceLimits{});
 }
 
 std::vector<std::filesystem::path> json_files(const std::filesystem::path& dir) {
@@ -40,7 +47,7 @@ TEST_CASE("every invalid scenario fails with its recorded message", "[scenario][
     const std::string expected = read_expected(expected_file);
     REQUIRE_FALSE(expected.empty());
     try {
-      testing::prepare_doc(load_json_file(f.string()), f.string());
+      validate(f);
       FAIL("accepted an invalid scenario");
     } catch (const ScenarioError& e) {
       INFO("message: " << e.what());
@@ -54,7 +61,7 @@ TEST_CASE("every shipped scenario validates", "[scenario]") {
   REQUIRE_FALSE(files.empty());
   for (const auto& f : files) {
     INFO(f.filename().string());
-    CHECK_NOTHROW(testing::prepare_doc(load_json_file(f.string()), f.string()));
+    CHECK_NOTHROW(validate(f));
   }
 }
 

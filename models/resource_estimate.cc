@@ -1,0 +1,79 @@
+#include "models/resource_estimate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/cluster/cluster_state.h"
+#include "sim/output/run_result.h"
+#include "sim/scenario/error.h"
+#include "sim/scenario/units.h"
+
+namespace goodsim::models {
+namespace {
+
+// Events and memory of one run's models (failures, stragglers, chaos timeline).
+ResourceUse model_use(const PreparedScenario& p) {
+  const cluster::Layout& layout = p.layout;
+  const core::Duration horizon = p.scenario.horizon;
+  ResourceUse use;
+  for (const PreparedFailure& f : p.failures) use += f.make(f.stream)->expected_use(layout, horizon);
+  for (const PreparedStraggler& m : p.stragglers) {
+    use += m.make(m.stream)->expected_use(layout, horizon);
+  }
+  use.events += 2 * static_cast<double>(p.chaos.events.size());  // an action and its end
+  return use;
+}
+
+// A running policy keeps its slices in SlicePools (models/policy/slice_pool.h): one
+// std::set node per slice, i.e. three links, a colour and the id, plus malloc's header.
+constexpr double kPolicyBytesPerSlice = 4 * sizeof(void*) + 2 * sizeof(size_t);
+
+}  // namespace
+
+ResourceEstimate estimate_resources(const PreparedScenario& p) {
+  const ResourceUse models = model_use(p);
+  const double samples =
+      p.scenario.horizon.seconds_f() / p.scenario.outputs.sample_interval.seconds_f() + 1;
+  const auto policies = static_cast<double>(p.policies.size());
+  const bool slowdowns = !p.stragglers.empty() || !p.chaos.events.empty();
+  ResourceEstimate e;
+  e.events_per_run = models.events + samples;
+  e.events = e.events_per_run * policies;
+  e.bytes = cluster::ClusterState::table_bytes_for(p.layout, slowdowns) + models.bytes +
+            kPolicyBytesPerSlice * static_cast<double>(p.layout.slices()) +
+            samples * policies * sizeof(output::TimeseriesRow);
+  return e;
+}
+
+void enforce_limits(PreparedScenario& prepared, const ResourceEstimate& estimate,
+                    const ResourceLimits& limits) {
+  const std::string file = prepared.scenario.file ? *prepared.scenario.file : "";
+  // Written as !(x <= limit) so that a NaN estimate is refused too.
+  if (!(estimate.events <= limits.max_events)) {
+    throw scenario::ScenarioError(
+        file, "",
+        fmt::format("the run would execute about {:.3g} events ({:.3g} per policy), more than "
+                    "--max-events {:.3g}; shorten the horizon, lower the failure or straggler "
+                    "rates, or raise --max-events",
+                    estimate.events, estimate.events_per_run, limits.max_events));
+  }
+  if (!(estimate.bytes <= limits.max_bytes)) {
+    throw scenario::ScenarioError(
+        file, "",
+        fmt::format("the run would need about {} of memory for its per-chip and per-slice "
+                    "tables, more than --max-memory {}; use fewer chips or slices (larger "
+                    "chips_per_host or hosts_per_slice), or raise --max-memory",
+                    scenario::format_bytes(estimate.bytes),
+                    scenario::format_bytes(limits.max_bytes)));
+  }
+  prepared.max_events = static_cast<uint64_t>(std::min(limits.max_events, 1.8e19));
+}
+
+std::string describe_estimate(const ResourceEstimate& estimate) {
+  return fmt::format("about {:.3g} events, {}", estimate.events,
+                     scenario::format_bytes(estimate.bytes));
+}
+
+}  // namespace goodsim::models
