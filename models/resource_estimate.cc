@@ -26,9 +26,11 @@ ResourceUse model_use(const PreparedScenario& p) {
   return use;
 }
 
-// A running policy keeps its slices in SlicePools (models/policy/slice_pool.h): one
-// std::set node per slice, i.e. three links, a colour and the id, plus malloc's header.
-constexpr double kPolicyBytesPerSlice = 4 * sizeof(void*) + 2 * sizeof(size_t);
+// A running policy's per-slice tables: a role byte in its SlicePool
+// (models/policy/slice_pool.h) and a 4-byte down-chip count in each group's
+// SliceRangeHealth; sets of down members and up spares grow with failures, not
+// slices. Rounded up to 8 bytes a slice.
+constexpr double kPolicyBytesPerSlice = 8;
 
 }  // namespace
 
