@@ -20,12 +20,17 @@ ScenarioSource load_scenario(const std::optional<std::string>& path,
     src.label = "<demo>";
     src.doc = nlohmann::json::parse(kDemoScenarioJson);
   }
+  apply_overrides(src, sets, seed);
+  return src;
+}
+
+void apply_overrides(ScenarioSource& src, const std::vector<std::string>& sets,
+                     const std::optional<uint64_t>& seed) {
   for (const std::string& s : sets) scenario::apply_override(src.doc, s);
   if (seed) {
     if (!src.doc.is_object()) throw scenario::ScenarioError(src.label, "", "expected a JSON object");
     src.doc["seed"] = *seed;
   }
-  return src;
 }
 
 }  // namespace goodsim::cli

@@ -6,7 +6,7 @@
 
 namespace goodsim::cli::sweep {
 
-SweepExecutor::SweepExecutor(const SweepPlan& plan, ResultsLog& log, const LoadedResults& loaded)
+SweepExecutor::SweepExecutor(const SweepPlan& plan, ResultsLog* log, const LoadedResults& loaded)
     : plan_(plan), log_(log), counts_(plan.points.size(), 0), outstanding_(plan.points.size(), 0) {
   for (const models::PreparedScenario& p : plan.points) results_.emplace_back(p.policies.size());
   for (const ResultRow& row : loaded.rows) {
@@ -14,7 +14,9 @@ SweepExecutor::SweepExecutor(const SweepPlan& plan, ResultsLog& log, const Loade
   }
 }
 
-void SweepExecutor::run(unsigned jobs, Progress::Mode mode, std::ostream& err) {
+void SweepExecutor::run(unsigned jobs, Progress::Mode mode, std::ostream& err,
+                        const std::atomic<bool>* cancel) {
+  cancel_ = cancel;
   TaskPool pool(jobs);
   {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -70,11 +72,12 @@ void SweepExecutor::run_one(size_t point, size_t k, const std::vector<size_t>& p
   std::vector<ResultRow> rows;
   std::string lines;
   for (size_t i : policies) {
+    if (cancel_ != nullptr && cancel_->load()) throw SweepCancelled();
     const output::PolicyResult r = models::run_policy(prepared, i, seed, nullptr);
     rows.push_back({point, seed, i, metric_values(r), fmt::format("{:016x}", r.fingerprint)});
     lines += format_row(plan_.table, rows.back());
   }
-  log_.append(lines);  // durable before it counts as done
+  if (log_ != nullptr) log_->append(lines);  // durable before it counts as done
   const std::lock_guard<std::mutex> lock(mutex_);
   for (ResultRow& row : rows) results_[point].put(k, std::move(row));
   --pending_;

@@ -10,10 +10,12 @@
 // while simulating.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <iosfwd>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "cli/sweep/point_results.h"
@@ -24,14 +26,25 @@
 
 namespace goodsim::cli::sweep {
 
+// Thrown by SweepExecutor::run() when its cancel flag was raised.
+class SweepCancelled : public std::runtime_error {
+ public:
+  SweepCancelled() : std::runtime_error("sweep cancelled") {}
+};
+
 class SweepExecutor {
  public:
-  // `loaded`: rows already in the results file (--resume).
-  SweepExecutor(const SweepPlan& plan, ResultsLog& log, const LoadedResults& loaded);
+  // `log`: where finished runs append their rows; null keeps rows in memory
+  // only. `loaded`: rows already in the results file (--resume).
+  SweepExecutor(const SweepPlan& plan, ResultsLog* log, const LoadedResults& loaded);
 
   // Runs until every point has all its seeds. REQUIRES: jobs >= 1.
   // Rethrows the first exception of a run (rows appended so far stay).
-  void run(unsigned jobs, Progress::Mode mode, std::ostream& err);
+  // `cancel` (may be null) is polled before each policy run: once it is true,
+  // no further run starts and run() throws SweepCancelled when the runs in
+  // progress have returned. REQUIRES: `cancel` outlives run().
+  void run(unsigned jobs, Progress::Mode mode, std::ostream& err,
+           const std::atomic<bool>* cancel = nullptr);
 
   size_t seeds(size_t point) const { return counts_[point]; }
   const PointResults& results(size_t point) const { return results_[point]; }
@@ -46,7 +59,8 @@ class SweepExecutor {
   std::vector<Estimate> goodput(size_t point, size_t n) const;
 
   const SweepPlan& plan_;
-  ResultsLog& log_;
+  ResultsLog* log_;
+  const std::atomic<bool>* cancel_ = nullptr;
   std::mutex mutex_;
   std::vector<PointResults> results_;
   std::vector<size_t> counts_;       // seeds scheduled per point

@@ -4,8 +4,8 @@
 
 #include <chrono>
 #include <ostream>
+#include <sstream>
 
-#include "cli/sweep/executor.h"
 #include "cli/sweep/report.h"
 #include "sim/output/atomic_file.h"
 
@@ -28,15 +28,12 @@ struct Finished {
 };
 
 void write_outputs(const SweepPlan& plan, const SweepExecutor& ex) {
-  std::string results = results_header(plan.table);
-  for (const ResultRow& row : ex.canonical_rows()) results += format_row(plan.table, row);
-  const Finished f(plan, ex);
-  const SweepOutcome outcome{plan.table, f.results, f.seeds};
+  const SweepTables t = sweep_tables(plan, ex);
   // Statistics first: results.csv replaced last means a kill in between
   // leaves a resumable sweep whose final step simply runs again.
-  output::write_file_atomically(plan.dir / "summary.csv", summary_csv(outcome));
-  output::write_file_atomically(plan.dir / "paired.csv", paired_csv(outcome));
-  output::write_file_atomically(plan.dir / "results.csv", results);
+  output::write_file_atomically(plan.dir / "summary.csv", t.summary);
+  output::write_file_atomically(plan.dir / "paired.csv", t.paired);
+  output::write_file_atomically(plan.dir / "results.csv", t.results);
 }
 
 // Grid points that stopped at --max-seeds with a goodput CI still too wide.
@@ -77,6 +74,24 @@ void print_report(const SweepPlan& plan, const SweepExecutor& ex, double seconds
 
 }  // namespace
 
+SweepTables sweep_tables(const SweepPlan& plan, const SweepExecutor& ex) {
+  SweepTables t;
+  t.results = results_header(plan.table);
+  for (const ResultRow& row : ex.canonical_rows()) t.results += format_row(plan.table, row);
+  const Finished f(plan, ex);
+  const SweepOutcome outcome{plan.table, f.results, f.seeds};
+  t.summary = summary_csv(outcome);
+  t.paired = paired_csv(outcome);
+  return t;
+}
+
+SweepTables run_sweep(const SweepPlan& plan, unsigned jobs, const std::atomic<bool>* cancel) {
+  SweepExecutor ex(plan, nullptr, LoadedResults{});
+  std::ostringstream no_progress;
+  ex.run(jobs > 0 ? jobs : TaskPool::default_threads(), Progress::Mode::kOff, no_progress, cancel);
+  return sweep_tables(plan, ex);
+}
+
 int sweep_command(const SweepOptions& options, std::ostream& out, std::ostream& err,
                   std::optional<Progress::Mode> progress) {
   const auto start = std::chrono::steady_clock::now();
@@ -86,7 +101,7 @@ int sweep_command(const SweepOptions& options, std::ostream& out, std::ostream& 
   // Input is good: from here on files are written.
   write_definition(plan);
   ResultsLog log(plan.dir / "results.csv", loaded.complete_bytes, results_header(plan.table));
-  SweepExecutor ex(plan, log, loaded);
+  SweepExecutor ex(plan, &log, loaded);
   const unsigned jobs = options.jobs > 0 ? options.jobs : TaskPool::default_threads();
   const Progress::Mode mode =
       options.quiet ? Progress::Mode::kOff : progress.value_or(Progress::mode_for_stderr());

@@ -9,12 +9,34 @@
 //                scenario's first policy, with its 95% CI
 #pragma once
 
+#include <atomic>
 #include <iosfwd>
+#include <string>
 
+#include "cli/sweep/executor.h"
 #include "cli/sweep/progress.h"
 #include "cli/sweep/sweep_plan.h"
 
 namespace goodsim::cli::sweep {
+
+// The three tables of a finished sweep, as the text of results.csv (canonical
+// order), summary.csv and paired.csv.
+struct SweepTables {
+  std::string results;
+  std::string summary;
+  std::string paired;
+};
+
+// The tables of `ex` once its run() has returned.
+SweepTables sweep_tables(const SweepPlan& plan, const SweepExecutor& ex);
+
+// Runs `plan` in memory (nothing is read from or written to plan.dir, no
+// progress is shown) on `jobs` worker threads (0: one per core), and returns
+// its tables: the same text as the files `goodsim sweep` writes. `cancel`:
+// see SweepExecutor::run(). Throws SweepCancelled, or the first exception of
+// a run.
+SweepTables run_sweep(const SweepPlan& plan, unsigned jobs,
+                      const std::atomic<bool>* cancel = nullptr);
 
 // Runs the sweep. Bad input (ScenarioError) is thrown before any run starts
 // and before anything is written. Returns 0. `progress` overrides the mode

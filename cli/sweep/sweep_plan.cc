@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "cli/scenario_source.h"
 #include "sim/core/version.h"
 #include "sim/output/atomic_file.h"
 #include "sim/scenario/error.h"
@@ -87,7 +86,11 @@ void check_same_sweep(const Json& stored, const Json& now, const std::filesystem
 }  // namespace
 
 SweepPlan make_plan(const SweepOptions& options, const models::Registry& registry) {
-  const ScenarioSource src = load_scenario(options.scenario, options.sets, std::nullopt);
+  return make_plan(load_scenario(options.scenario, options.sets, std::nullopt), options, registry);
+}
+
+SweepPlan make_plan(const ScenarioSource& src, const SweepOptions& options,
+                    const models::Registry& registry) {
   if (!src.doc.is_object()) throw ScenarioError(src.label, "", "expected a JSON object");
   std::vector<Axis> axes;
   for (const std::string& v : options.vary) axes.push_back(parse_vary(v));

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/scenario_source.h"
 #include "models/runner.h"
 #include "cli/sweep/grid.h"
 #include "cli/sweep/replication.h"
@@ -43,6 +44,10 @@ struct SweepPlan {
 
 // Validates the whole sweep. Throws ScenarioError on bad input.
 SweepPlan make_plan(const SweepOptions& options, const models::Registry& registry);
+// The same for a scenario document already loaded (its overrides applied;
+// options.scenario and options.sets are not used).
+SweepPlan make_plan(const ScenarioSource& src, const SweepOptions& options,
+                    const models::Registry& registry);
 
 // Checks DIR against the plan (a new sweep must not overwrite another one;
 // --resume must continue the very same sweep) and reads the rows already
