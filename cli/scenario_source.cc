@@ -23,7 +23,13 @@ ScenarioSource load_scenario(const std::optional<std::string>& path,
     src.label = "<demo>";
     src.doc = nlohmann::json::parse(kDemoScenarioJson);
   }
-  src.sets = sets;
+  apply_overrides(src, sets, seed);
+  return src;
+}
+
+void apply_overrides(ScenarioSource& src, const std::vector<std::string>& sets,
+                     const std::optional<uint64_t>& seed) {
+  src.sets.insert(src.sets.end(), sets.begin(), sets.end());
   for (const std::string& s : sets) scenario::apply_override(src.doc, s);
   if (seed) {
     if (*seed > scenario::kMaxSeed) {
@@ -34,7 +40,6 @@ ScenarioSource load_scenario(const std::optional<std::string>& path,
     if (!src.doc.is_object()) throw scenario::ScenarioError(src.label, "", "expected a JSON object");
     src.doc["seed"] = *seed;
   }
-  return src;
 }
 
 models::PreparedScenario prepare_source(const ScenarioSource& src,

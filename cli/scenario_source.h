@@ -18,8 +18,8 @@ struct ScenarioSource {
   std::vector<std::string> sets;  // the --set assignments applied to doc
 };
 
-// Reads `path` (or the embedded demo when empty), applies each "k=v" of
-// `sets` in order, and `seed` if given. Throws scenario::ScenarioError.
+// Reads `path` (or the embedded demo when empty), then apply_overrides().
+// Throws scenario::ScenarioError.
 ScenarioSource load_scenario(const std::optional<std::string>& path,
                              const std::vector<std::string>& sets,
                              const std::optional<uint64_t>& seed);
@@ -28,6 +28,11 @@ ScenarioSource load_scenario(const std::optional<std::string>& path,
 // assigned addressed to that --set argument (scenario::attribute_to_override).
 models::PreparedScenario prepare_source(const ScenarioSource& src,
                                         const models::Registry& registry);
+
+// Applies each "k=v" of `sets` to `src.doc` in order, then `seed` if given.
+// Throws scenario::ScenarioError.
+void apply_overrides(ScenarioSource& src, const std::vector<std::string>& sets,
+                     const std::optional<uint64_t>& seed);
 
 // The embedded demo scenario, as shipped in scenarios/demo.json.
 const char* demo_scenario_text();

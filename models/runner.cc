@@ -329,14 +329,19 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
   return result;
 }
 
-output::RunResult run_scenario(const PreparedScenario& prepared, uint64_t seed,
-                               output::EventLog* events, output::TraceWriter* trace) {
+output::RunResult run_header(const PreparedScenario& prepared, uint64_t seed) {
   output::RunResult run;
   run.scenario = prepared.scenario.name;
   run.seed = seed;
   run.version = core::kVersion;
   run.horizon_s = prepared.scenario.horizon.seconds_f();
   run.chips = prepared.layout.chips();
+  return run;
+}
+
+output::RunResult run_scenario(const PreparedScenario& prepared, uint64_t seed,
+                               output::EventLog* events, output::TraceWriter* trace) {
+  output::RunResult run = run_header(prepared, seed);
   for (size_t i = 0; i < prepared.policies.size(); ++i) {
     run.policies.push_back(run_policy(prepared, i, seed, events, trace));
   }

@@ -65,6 +65,10 @@ PreparedScenario prepare(const nlohmann::json& doc, const std::string& file,
 output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, uint64_t seed,
                                 output::EventLog* events, output::TraceWriter* trace = nullptr);
 
+// The run-level fields of a result (scenario, seed, version, horizon, chips)
+// with no policies yet; run_scenario() appends one PolicyResult per policy.
+output::RunResult run_header(const PreparedScenario& prepared, uint64_t seed);
+
 // Simulates every policy, in order.
 output::RunResult run_scenario(const PreparedScenario& prepared, uint64_t seed,
                                output::EventLog* events, output::TraceWriter* trace = nullptr);

@@ -2,7 +2,9 @@
 
 namespace goodsim::cli::sweep {
 
-void SweepExecutor::run(unsigned jobs, Progress::Mode mode, std::ostream& err) {
+void SweepExecutor::run(unsigned jobs, Progress::Mode mode, std::ostream& err,
+                        const std::atomic<bool>* cancel) {
+  cancel_ = cancel;
   TaskPool pool(jobs);
   {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -28,8 +30,9 @@ void SweepExecutor::submit(std::vector<SweepTask> tasks, TaskPool& pool) {
 }
 
 void SweepExecutor::run_one(const SweepTask& task, TaskPool& pool) {
-  TaskResult result = run_task(plan_, task);
-  log_.append(format_rows(plan_.table, result.rows));  // durable before it counts as done
+  TaskResult result = run_task(plan_, task, cancel_);
+  // Durable before it counts as done.
+  if (log_ != nullptr) log_->append(format_rows(plan_.table, result.rows));
   const std::lock_guard<std::mutex> lock(mutex_);
   submit(schedule_.complete(std::move(result)), pool);
   progress_->update(schedule_.runs_total() - schedule_.pending(), schedule_.runs_total());

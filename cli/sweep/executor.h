@@ -8,6 +8,7 @@
 // simulating.
 #pragma once
 
+#include <atomic>
 #include <iosfwd>
 #include <mutex>
 #include <optional>
@@ -20,20 +21,27 @@ namespace goodsim::cli::sweep {
 
 class SweepExecutor {
  public:
-  SweepExecutor(const SweepPlan& plan, ResultsLog& log, SweepSchedule& schedule)
+  // `log`: where finished tasks append their rows; null keeps rows in the
+  // schedule only (an in-memory sweep).
+  SweepExecutor(const SweepPlan& plan, ResultsLog* log, SweepSchedule& schedule)
       : plan_(plan), log_(log), schedule_(schedule) {}
 
   // Runs until the schedule has nothing left. REQUIRES: jobs >= 1.
   // Rethrows the first exception of a run (rows appended so far stay).
-  void run(unsigned jobs, Progress::Mode mode, std::ostream& err);
+  // `cancel` (may be null) is polled before each policy run: once it is true,
+  // no further run starts and run() throws SweepCancelled when the runs in
+  // progress have returned. REQUIRES: `cancel` outlives run().
+  void run(unsigned jobs, Progress::Mode mode, std::ostream& err,
+           const std::atomic<bool>* cancel = nullptr);
 
  private:
   void submit(std::vector<SweepTask> tasks, TaskPool& pool);  // REQUIRES: mutex_ held
   void run_one(const SweepTask& task, TaskPool& pool);
 
   const SweepPlan& plan_;
-  ResultsLog& log_;
+  ResultsLog* log_;
   SweepSchedule& schedule_;
+  const std::atomic<bool>* cancel_ = nullptr;
   std::mutex mutex_;
   std::optional<Progress> progress_;
 };

@@ -6,11 +6,13 @@
 
 namespace goodsim::cli::sweep {
 
-TaskResult run_task(const SweepPlan& plan, const SweepTask& task) {
+TaskResult run_task(const SweepPlan& plan, const SweepTask& task,
+                    const std::atomic<bool>* cancel) {
   const models::PreparedScenario& prepared = plan.points[task.point];
   const uint64_t seed = plan.replication.seed(task.k);
   TaskResult out{task, {}};
   for (size_t i : task.policies) {
+    if (cancel != nullptr && cancel->load()) throw SweepCancelled();
     const output::PolicyResult r = models::run_policy(prepared, i, seed, nullptr);
     out.rows.push_back(
         {task.point, seed, i, metric_values(r), fmt::format("{:016x}", r.fingerprint)});

@@ -13,7 +13,9 @@
 // Not thread-safe: callers serialize access.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <stdexcept>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -36,8 +38,17 @@ struct TaskResult {
   std::vector<ResultRow> rows;
 };
 
+// Thrown by run_task() when its cancel flag was raised.
+class SweepCancelled : public std::runtime_error {
+ public:
+  SweepCancelled() : std::runtime_error("sweep cancelled") {}
+};
+
 // Runs the task's policies (the simulation). Thread-safe: reads the plan only.
-TaskResult run_task(const SweepPlan& plan, const SweepTask& task);
+// `cancel` (may be null) is polled before each policy run: once it is true,
+// no further run starts and SweepCancelled is thrown.
+TaskResult run_task(const SweepPlan& plan, const SweepTask& task,
+                    const std::atomic<bool>* cancel = nullptr);
 
 class SweepSchedule {
  public:

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <ostream>
+#include <sstream>
 
 #include "cli/sweep/executor.h"
 #include "cli/sweep/report.h"
@@ -45,24 +46,46 @@ size_t points_short_of_target(const SweepPlan& plan, const SweepSchedule& s) {
 
 std::string run_locally(const SweepPlan& plan, ResultsLog& log, SweepSchedule& schedule,
                         unsigned jobs, Progress::Mode mode, std::ostream& err) {
-  SweepExecutor(plan, log, schedule).run(jobs, mode, err);
+  SweepExecutor(plan, &log, schedule).run(jobs, mode, err);
   return fmt::format("{} job{}", jobs, jobs == 1 ? "" : "s");
 }
 
 }  // namespace
 
-void write_outputs(const SweepPlan& plan, const SweepSchedule& schedule) {
+namespace {
+
+std::string results_text(const SweepPlan& plan, const SweepSchedule& schedule) {
   std::string results = results_header(plan.table);
   for (const ResultRow& row : schedule.canonical_rows()) results += format_row(plan.table, row);
+  return results;
+}
+
+}  // namespace
+
+SweepTables sweep_tables(const SweepPlan& plan, const SweepSchedule& schedule) {
+  const Finished f(plan, schedule);
+  const SweepOutcome outcome{plan.table, f.results, f.seeds};
+  return {results_text(plan, schedule), summary_csv(outcome), paired_csv(outcome)};
+}
+
+SweepTables run_sweep(const SweepPlan& plan, unsigned jobs, const std::atomic<bool>* cancel) {
+  SweepSchedule schedule(plan, LoadedResults{});
+  std::ostringstream no_progress;
+  SweepExecutor(plan, nullptr, schedule)
+      .run(jobs > 0 ? jobs : TaskPool::default_threads(), Progress::Mode::kOff, no_progress,
+           cancel);
+  return sweep_tables(plan, schedule);
+}
+
+void write_outputs(const SweepPlan& plan, const SweepSchedule& schedule) {
   if (!plan.shard) {
-    const Finished f(plan, schedule);
-    const SweepOutcome outcome{plan.table, f.results, f.seeds};
+    const SweepTables t = sweep_tables(plan, schedule);
     // Statistics first: results.csv replaced last means a kill in between
     // leaves a resumable sweep whose final step simply runs again.
-    output::write_file_atomically(plan.dir / "summary.csv", summary_csv(outcome));
-    output::write_file_atomically(plan.dir / "paired.csv", paired_csv(outcome));
+    output::write_file_atomically(plan.dir / "summary.csv", t.summary);
+    output::write_file_atomically(plan.dir / "paired.csv", t.paired);
   }
-  output::write_file_atomically(plan.dir / "results.csv", results);
+  output::write_file_atomically(plan.dir / "results.csv", results_text(plan, schedule));
 }
 
 void print_report(const SweepPlan& plan, const SweepSchedule& schedule, double seconds,

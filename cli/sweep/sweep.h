@@ -12,6 +12,7 @@
 // of the shard's runs only; goodsim sweep-merge (merge.h) makes the other files.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <iosfwd>
 #include <string>
@@ -28,6 +29,25 @@ namespace goodsim::cli::sweep {
 // of this process; cli/mpi spreads tasks over MPI ranks.
 using SweepDriver = std::function<std::string(const SweepPlan&, ResultsLog&, SweepSchedule&,
                                               unsigned jobs, Progress::Mode, std::ostream& err)>;
+
+// The three tables of a finished sweep, as the text of results.csv (canonical
+// order), summary.csv and paired.csv.
+struct SweepTables {
+  std::string results;
+  std::string summary;
+  std::string paired;
+};
+
+// The tables of a schedule whose work is done.
+SweepTables sweep_tables(const SweepPlan& plan, const SweepSchedule& schedule);
+
+// Runs `plan` in memory (nothing is read from or written to plan.dir, no
+// progress is shown) on `jobs` worker threads (0: one per core), and returns
+// its tables: the same text as the files `goodsim sweep` writes. `cancel`:
+// see SweepExecutor::run(). Throws SweepCancelled, or the first exception of
+// a run.
+SweepTables run_sweep(const SweepPlan& plan, unsigned jobs,
+                      const std::atomic<bool>* cancel = nullptr);
 
 // Runs the sweep. Bad input (ScenarioError) is thrown before any run starts
 // and before anything is written. Returns 0. `progress` overrides the mode
