@@ -27,38 +27,12 @@ std::string csv_join(const std::vector<std::string>& fields) {
 }
 
 std::vector<CsvRecord> parse_csv(std::string_view text, size_t& complete_bytes) {
-  std::vector<CsvRecord> records;
-  CsvRecord current{{std::string()}, 1};
-  size_t line = 1;
-  bool quoted = false;
-  complete_bytes = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    std::string& field = current.fields.back();
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        if (c == '\n') ++line;
-        field += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      current.fields.emplace_back();
-    } else if (c == '\n') {
-      if (!field.empty() && field.back() == '\r') field.pop_back();
-      records.push_back(std::move(current));
-      complete_bytes = i + 1;
-      current = CsvRecord{{std::string()}, ++line};
-    } else {
-      field += c;
-    }
-  }
-  return records;
+  scenario::CsvOptions syntax;
+  syntax.multiline_fields = true;
+  syntax.need_final_newline = true;
+  scenario::CsvText t = scenario::read_csv(text, syntax);
+  complete_bytes = t.complete_bytes;
+  return std::move(t.records);
 }
 
 std::string format_number(double v) {

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/scenario/csv_reader.h"
+
 namespace goodsim::cli::sweep {
 
 // `field`, quoted when it needs to be.
@@ -20,16 +22,12 @@ std::string csv_field(std::string_view field);
 // Joins fields (each escaped) with commas, without a line ending.
 std::string csv_join(const std::vector<std::string>& fields);
 
-// One CSV record of a file, without its line ending.
-struct CsvRecord {
-  std::vector<std::string> fields;
-  size_t line = 0;  // 1-based line number where the record starts
-};
+using scenario::CsvRecord;
 
-// The complete records of `text`: a record ends at an LF outside quotes (a CR
-// before it is dropped). A last record without its LF is incomplete (e.g. cut
-// by a kill) and is not returned; `complete_bytes` receives the length of the
-// prefix of `text` made of complete records.
+// The complete records of `text` (sim/scenario/csv_reader.h: quoted fields may
+// hold line breaks). A last record without its LF is incomplete (e.g. cut by a
+// kill) and is not returned; `complete_bytes` receives the length of the
+// prefix of `text` made of complete records. Throws scenario::CsvSyntaxError.
 std::vector<CsvRecord> parse_csv(std::string_view text, size_t& complete_bytes);
 
 // Shortest round-trip text of `v` ("0.8037", "1296000000000", "1e+20");

@@ -150,7 +150,13 @@ LoadedResults load_results(const std::filesystem::path& path, const SweepTable& 
   if (!std::filesystem::exists(path)) return out;
   const std::string text = read_file(path);
   out.file_bytes = text.size();
-  const std::vector<CsvRecord> records = parse_csv(text, out.complete_bytes);
+  std::vector<CsvRecord> records;
+  try {
+    records = parse_csv(text, out.complete_bytes);
+  } catch (const scenario::CsvSyntaxError& e) {
+    throw scenario::ScenarioError(path.string(), fmt::format("line {}, column {}", e.line(),
+                                                             e.column()), e.what());
+  }
   if (records.empty()) return out;
   const RowParser parser(table, path.string(), first_seed, max_seeds);
   if (records[0].fields != header_fields(table)) {

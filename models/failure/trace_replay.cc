@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/check.h"
+#include "sim/scenario/csv_reader.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/units.h"
 #include "sim/scenario/utf8.h"
@@ -56,49 +58,6 @@ std::string_view trim(std::string_view s) {
 
 std::vector<std::string> names_of(const auto& list) {
   return std::vector<std::string>(list.begin(), list.end());
-}
-
-// Reads the quoted field starting at line[i] == '"' ("" inside is one quote);
-// leaves i after the closing quote.
-std::string read_quoted(std::string_view line, size_t& i, size_t column, const Cursor& at) {
-  std::string field;
-  for (++i; i < line.size(); ++i) {
-    if (line[i] != '"') {
-      field += line[i];
-    } else if (i + 1 < line.size() && line[i + 1] == '"') {
-      field += '"';
-      ++i;
-    } else {
-      ++i;
-      return field;
-    }
-  }
-  at.fail(column, "", "unterminated quoted field (a field that starts with '\"' must end with one)");
-}
-
-// Splits one line into fields: comma-separated, blanks around a field ignored,
-// a field may be double-quoted to hold commas. A trailing comma ends with an
-// empty field.
-std::vector<std::string> split_fields(std::string_view line, const Cursor& at) {
-  std::vector<std::string> fields;
-  size_t i = 0;
-  for (;;) {
-    const size_t column = fields.size() + 1;
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    if (i < line.size() && line[i] == '"') {
-      fields.push_back(read_quoted(line, i, column, at));
-      while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-      if (i < line.size() && line[i] != ',') {
-        at.fail(column, "", "expected a comma after the closing quote");
-      }
-    } else {
-      const size_t end = std::min(line.find(',', i), line.size());
-      fields.emplace_back(trim(line.substr(i, end - i)));
-      i = end;
-    }
-    if (i >= line.size()) return fields;
-    ++i;  // the comma
-  }
 }
 
 // Where each column sits in a row (kNone when absent), and the row width.
@@ -213,18 +172,12 @@ class TraceParser {
       : at_{label}, layout_(layout) {}
 
   Trace parse(std::istream& in) {
-    std::string line;
-    while (std::getline(in, line)) {
-      ++at_.line;
-      if (at_.line == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // UTF-8 BOM
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      const std::string_view content = trim(line);
-      if (content.empty() || content.front() == '#') continue;
-      const std::vector<std::string> fields = split_fields(line, at_);
+    for (const scenario::CsvRecord& record : read_records(in)) {
+      at_.line = static_cast<uint32_t>(record.line);
       if (!header_) {
-        header_ = parse_header(fields, at_);
+        header_ = parse_header(record.fields, at_);
       } else {
-        trace_.outages.push_back(parse_row(fields));
+        trace_.outages.push_back(parse_row(record.fields));
       }
     }
     if (!header_) {
@@ -237,6 +190,21 @@ class TraceParser {
   }
 
  private:
+  // The trace's records: comma-separated, blanks around fields ignored, '#'
+  // and blank lines skipped, a quoted field may hold commas (not line breaks).
+  std::vector<scenario::CsvRecord> read_records(std::istream& in) {
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    scenario::CsvOptions syntax;
+    syntax.trim_blanks = true;
+    syntax.comments = true;
+    try {
+      return scenario::read_csv(text, syntax).records;
+    } catch (const scenario::CsvSyntaxError& e) {
+      at_.line = static_cast<uint32_t>(e.line());
+      at_.fail(e.column(), "", e.what());
+    }
+  }
+
   // Runs `parse` on column k of the row; its std::invalid_argument becomes a
   // ScenarioError at this line and column.
   template <class Parse>
