@@ -50,11 +50,11 @@ struct ElasticSpec {
   core::Duration upscale_time;    // pause when slices rejoin (fixed part)
   core::Duration restart_time;    // pause to restart after being below min_slices
   uint32_t min_slices = 1;
-  core::Duration resize_per_slice;  // added to a pause per slice that changed
+  core::Duration resize_per_slice{};  // added to a pause per slice that changed
   DuringPause during_pause = DuringPause::kCoalesce;
-  core::Duration pause_extension;   // kExtend: added per change during a pause
-  std::optional<core::Duration> upscale_every;  // upscale window period
-  std::optional<uint32_t> upscale_batch;        // rejoin once this many wait
+  core::Duration pause_extension{};   // kExtend: added per change during a pause
+  std::optional<core::Duration> upscale_every{};  // upscale window period
+  std::optional<uint32_t> upscale_batch{};        // rejoin once this many wait
 };
 
 class ElasticGroup {

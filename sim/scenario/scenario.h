@@ -58,7 +58,7 @@ struct JobSpec {
   double comm_overlap = 1;     // share of the intra-site all-reduce hidden by compute
   // Layer-level step model (opt-in): empty, or one parameter count per layer
   // (input to output). See models/policy/layer_step_model.h.
-  std::vector<double> layer_params;
+  std::vector<double> layer_params{};
 };
 
 struct OutputSpec {
