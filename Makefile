@@ -3,7 +3,8 @@
 #   make run    build (Release), run the built-in demo scenario, plot it
 #   make test   build (Release) and run the whole test suite with ctest
 #   make bench  build (Release) and run the benchmarks
-#   make asan   build with ASan+UBSan and run the test suite
+#   make asan   build with ASan+UBSan and run the test suite (without MPI, whose
+#               runtime's own allocations LeakSanitizer would report, and Python)
 #   make clang  build everything with clang, warnings as errors, run the unit tests
 #   make fuzz   build the libFuzzer targets with clang and run each for FUZZ_SECONDS
 #               on the seed corpus of tests/fuzz/corpus (findings: build/fuzz/findings)
@@ -45,7 +46,8 @@ bench: build
 	./$(BUILD)/bench/goodsim_bench
 
 asan: deps
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOODSIM_SANITIZE=ON -DGOODSIM_BUILD_BENCH=OFF
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOODSIM_SANITIZE=ON -DGOODSIM_BUILD_BENCH=OFF \
+	  -DGOODSIM_MPI=OFF
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
