@@ -147,7 +147,10 @@ output::TimeseriesRow sample_row(const policy::Policy& p, const cluster::Cluster
   policy::ChipTimeLedger ledger = p.ledger();
   ledger.advance(now);
   const double total = static_cast<double>(ledger.chips()) * now.seconds_f();
-  row.goodput = total > 0 ? ledger.chip_seconds(policy::Category::kProductive) / total : 0.0;
+  // The ledger keeps productive <= chips x time exactly; only the two
+  // conversions to double can round the ratio past 1.
+  row.goodput =
+      total > 0 ? std::min(1.0, ledger.chip_seconds(policy::Category::kProductive) / total) : 0.0;
   return row;
 }
 
@@ -155,7 +158,7 @@ void fill_result(output::PolicyResult& r, const policy::Policy& p, const core::S
                  core::Duration horizon) {
   const policy::ChipTimeLedger& ledger = p.ledger();
   const double chip_seconds = static_cast<double>(ledger.chips()) * horizon.seconds_f();
-  r.goodput = ledger.chip_seconds(policy::Category::kProductive) / chip_seconds;
+  r.goodput = std::min(1.0, ledger.chip_seconds(policy::Category::kProductive) / chip_seconds);
   r.downtime_s = p.outages().downtime().seconds_f();
   r.uptime = 1.0 - r.downtime_s / horizon.seconds_f();
   r.outages = p.outages().outages();

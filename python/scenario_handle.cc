@@ -1,6 +1,7 @@
 #include "python/scenario_handle.h"
 
 #include "models/registry.h"
+#include "models/resource_estimate.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/json_file.h"
 
@@ -19,8 +20,11 @@ ScenarioHandle ScenarioHandle::load(const std::string& source, bool is_file,
     if (e.file() != "--set") throw;
     throw scenario::ScenarioError("overrides", e.path(), e.message());
   }
-  auto prepared = std::make_shared<const models::PreparedScenario>(
-      models::prepare(src.doc, src.label, models::builtin_registry()));
+  models::PreparedScenario checked = models::prepare(src.doc, src.label, models::builtin_registry());
+  // The same default limits as `goodsim run` and `goodsim validate`: a scenario
+  // that would need too many events or too much memory is refused here.
+  models::enforce_limits(checked, models::estimate_resources(checked), {});
+  auto prepared = std::make_shared<const models::PreparedScenario>(std::move(checked));
   return ScenarioHandle(std::move(src), std::move(prepared));
 }
 

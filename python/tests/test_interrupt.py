@@ -31,10 +31,12 @@ print("after", goodsim.run(small).summary["policies"][0]["fingerprint"], flush=T
 
 @pytest.mark.parametrize("what", ["run", "sweep"])
 def test_ctrl_c_raises_keyboard_interrupt(what):
-    # A run of 40 long policies, or a sweep of 400 seeds x 2 policies: many times
-    # longer than the test waits.
-    scenario = dict(LONG, policies=[{"name": f"dp{i}", "type": "data_parallel"}
-                                    for i in range(40)])
+    # A run of 40 policies of about a second each (Decoupled DiLoCo pays events per
+    # step), or a sweep of 400 seeds x 40 of them: many times longer than the test
+    # waits, while one policy run (what an interrupt waits for) stays short.
+    scenario = dict(LONG, job=dict(LONG["job"], step_time="30s"),
+                    policies=[{"name": f"dd{i}", "type": "decoupled_diloco", "learners": 4}
+                              for i in range(40)])
     child = subprocess.Popen([sys.executable, "-c", CHILD, what, json.dumps(scenario),
                               json.dumps(SMALL)], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, env=os.environ.copy())
