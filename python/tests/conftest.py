@@ -51,17 +51,36 @@ def small_file(tmp_path):
     return str(path)
 
 
-def main_thread_ticks_during(call, *args, **kwargs):
-    """How often this thread got to run (2 ms sleeps) while call(*args, **kwargs) ran on
-    another thread: near zero if the call held the GIL throughout."""
+def longest_main_thread_stall(call, *args, **kwargs):
+    """Runs call(*args, **kwargs) on another thread while this thread wakes every 2 ms, and
+    returns (longest gap between two wake-ups, duration of the call) in seconds. A call that
+    holds the GIL throughout leaves this thread no wake-up: the gap is the whole call."""
     worker = threading.Thread(target=call, args=args, kwargs=kwargs)
-    ticks = 0
+    start = time.perf_counter()
+    last = start
+    longest = 0.0
     worker.start()
     while worker.is_alive():
-        ticks += 1
         time.sleep(0.002)
+        now = time.perf_counter()
+        longest = max(longest, now - last)
+        last = now
     worker.join()
-    return ticks
+    return longest, time.perf_counter() - start
+
+
+def assert_gil_released(call, scenario, **kwargs):
+    """The main thread keeps running while call simulates: its longest stall is under a
+    third of the call's duration. The seeds double until the call lasts 0.2 s, so a fast
+    machine cannot make the check vacuous and a slow one cannot make it fail."""
+    seeds = 2
+    while True:
+        stall, duration = longest_main_thread_stall(call, scenario, seeds=seeds, **kwargs)
+        if duration >= 0.2 or seeds >= 1024:
+            break
+        seeds *= 2
+    assert duration >= 0.2, f"the call took only {duration:.3f} s with {seeds} seeds"
+    assert stall < duration / 3, f"main thread stalled {stall:.3f} s of a {duration:.3f} s call"
 
 
 # Heavy enough to take a good fraction of a second per run.
