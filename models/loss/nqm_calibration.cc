@@ -6,17 +6,18 @@
 namespace goodsim::models::loss::detail {
 
 // Per dimension the merged copy is r^H g plus noise of variance
-// eta c / (b* (2 - eta h)) (1 - r^2H) (M learners at b* / M average like one
-// learner at b*); with Delta = (1 - r^H) g - noise, (g, u) -> A (g, u) + v noise.
+// eta c / (b (2 - eta h)) (1 - r^2H) (M learners at b / M average like one
+// learner at b); with Delta = (1 - r^H) g - noise, (g, u) -> A (g, u) + v noise.
 double sync_reference_excess(const Eigen::ArrayXd& h, const Eigen::ArrayXd& theta0,
-                             const NqmCalibration& cal, const NqmConfig& c, uint32_t inner_h) {
+                             const NqmCalibration& cal, const NqmConfig& c, uint32_t inner_h,
+                             double batch, double steps) {
   const double lr = c.outer_lr, mu = c.outer_momentum, eta = cal.inner_lr;
-  const auto rounds = static_cast<uint64_t>(cal.budget_steps / inner_h);
+  const auto rounds = static_cast<uint64_t>(steps / inner_h);
   double excess = 0;
   for (Eigen::Index i = 0; i < h.size(); ++i) {
     const double x = inner_h * std::log1p(-eta * h(i));
     const double rho = std::exp(x), om = -std::expm1(x);
-    const double q = eta * cal.noise / (cal.optimal_batch * (2 - eta * h(i))) * om * (1 + rho);
+    const double q = eta * cal.noise / (batch * (2 - eta * h(i))) * om * (1 + rho);
     Eigen::Matrix2d pb;  // A^(2^j)
     pb << 1 - lr * (1 + mu) * om, -lr * mu * mu, om, mu;
     const Eigen::Vector2d v(lr * (1 + mu), -1);
@@ -35,6 +36,32 @@ double sync_reference_excess(const Eigen::ArrayXd& h, const Eigen::ArrayXd& thet
   }
   return excess;
 }
+
+namespace {
+
+// DiLoCo's gradient noise per token: the c that makes `batch` the loss-minimising
+// global batch of the synchronous schedule at the fits' budget, as DP's c does
+// for b* (the batch fit's optimum grows with M; with DP's c and DiLoCo's small
+// inner lr the quadratic's optimum would instead lie below b*). The excess is
+// A(b) + c U(b) (the noise part is linear in c), so d/d ln b = 0 gives
+// c = -A' / U', by central differences over b e^(+-0.1). Falls back to
+// `fallback` where that is not a positive number.
+double diloco_noise(const Eigen::ArrayXd& h, const Eigen::ArrayXd& theta0, NqmCalibration cal,
+                    const NqmConfig& c, uint32_t inner_h, double batch, double fallback) {
+  double a[2], u[2];
+  for (int side = 0; side < 2; ++side) {
+    const double b = batch * std::exp(side == 0 ? -0.1 : 0.1);
+    const double steps = cal.budget_steps * cal.optimal_batch / b;
+    cal.noise = 0;
+    a[side] = sync_reference_excess(h, theta0, cal, c, inner_h, b, steps);
+    cal.noise = 1;
+    u[side] = sync_reference_excess(h, theta0, cal, c, inner_h, b, steps) - a[side];
+  }
+  const double noise = -(a[1] - a[0]) / (u[1] - u[0]);
+  return std::isfinite(noise) && noise > 0 ? noise : fallback;
+}
+
+}  // namespace
 
 NqmCalibration calibrate(const NqmConfig& c, const TrainingShape& shape, Eigen::ArrayXd& h,
                          Eigen::ArrayXd& theta0) {
@@ -63,8 +90,16 @@ NqmCalibration calibrate(const NqmConfig& c, const TrainingShape& shape, Eigen::
   cal.inner_lr = dp ? c.lr
                     : c.lr * c.inner_lr_scale.value_or((1 - c.outer_momentum) / c.outer_lr);
   if (!dp && c.calibrate_diloco) {
+    // At the method's own optimal batch (the published batch fit depends on M),
+    // where the per-M loss fits were measured.
+    const double batch = f.optimal_batch(n, shape.learners);
+    if (c.noise_scale > 0) {
+      cal.noise = c.noise_scale * diloco_noise(h, theta0, cal, c, shape.inner_steps_h, batch,
+                                               cal.noise / c.noise_scale);
+    }
     const double sync =
-        cal.limit_loss + sync_reference_excess(h, theta0, cal, c, shape.inner_steps_h);
+        cal.limit_loss + sync_reference_excess(h, theta0, cal, c, shape.inner_steps_h, batch,
+                                               f.budget_tokens(n) / batch);
     cal.method_factor = f.method_fit(n, shape.learners, false) *
                         f.interval_factor(shape.inner_steps_h) / sync;
   }

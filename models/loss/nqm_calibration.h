@@ -14,11 +14,13 @@ namespace goodsim::models::loss::detail {
 NqmCalibration calibrate(const NqmConfig& c, const TrainingShape& shape, Eigen::ArrayXd& h,
                          Eigen::ArrayXd& theta0);
 
-// 1/2 sum_i h_i E[g_i^2] of synchronous DiLoCo after floor(T* / H) rounds:
-// every learner in every merge, global batch b*, plain mean, outer Nesterov.
+// 1/2 sum_i h_i E[g_i^2] of synchronous DiLoCo after floor(steps / H) rounds:
+// every learner in every merge, global batch `batch` (tokens), plain mean,
+// outer Nesterov.
 // Closed form per dimension (the round is an affine map of the moments of
 // (g, u), raised to the number of rounds by squaring).
 double sync_reference_excess(const Eigen::ArrayXd& h, const Eigen::ArrayXd& theta0,
-                             const NqmCalibration& cal, const NqmConfig& c, uint32_t inner_h);
+                             const NqmCalibration& cal, const NqmConfig& c, uint32_t inner_h,
+                             double batch, double steps);
 
 }  // namespace goodsim::models::loss::detail

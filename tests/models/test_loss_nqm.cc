@@ -81,8 +81,10 @@ TEST_CASE("nqm: synchronous DiLoCo reaches the published per-M fit at 20N", "[lo
         const auto m = static_cast<uint32_t>(row[0]);
         NqmLoss model{NqmConfig{}};
         model.start(shape(n, m, 30, p), core::Rng(3));
-        const auto rounds = static_cast<uint64_t>(model.calibration().budget_steps / 30);
-        for (uint64_t r = 0; r < rounds; ++r) sync_round(model, m, 30, p, optimal_batch(n) / m);
+        // At the method's optimal batch B*(N, M), where the fits were measured.
+        const double batch = ScalingFits{}.optimal_batch(n, m);
+        const auto rounds = static_cast<uint64_t>(20 * n / batch / 30);
+        for (uint64_t r = 0; r < rounds; ++r) sync_round(model, m, 30, p, batch / m);
         INFO("N = " << n << ", M = " << m << ", P = " << p);
         CHECK(model.loss() == Approx(row[1] * std::pow(n, row[2])).epsilon(0.005));
         CHECK(model.loss() == Approx(row[1] * std::pow(n, row[2])).epsilon(1e-9));

@@ -10,53 +10,17 @@
 #include "models/loss/loss_config.h"
 #include "models/loss/scaling_law.h"
 #include "sim/scenario/error.h"
+#include "tests/support/loss_training.h"
 
 namespace goodsim::models::loss {
 namespace {
 
-// The published fits (Scaling Laws for DiLoCo, D = 20N, H = 30), written out
-// here rather than read from the defaults under test.
-struct PublishedFit {
-  uint32_t learners;  // 0: data parallel
-  double a;
-  double alpha;
-};
-const std::vector<PublishedFit> kTable = {{0, 18.129, -0.0953},
-                                          {1, 18.363, -0.0961},
-                                          {2, 18.768, -0.0969},
-                                          {4, 19.762, -0.0992},
-                                          {8, 21.051, -0.1018}};
+using goodsim::testing::kPublishedFits;
+using goodsim::testing::PublishedFit;
+using goodsim::testing::train;
 
 double chinchilla(double n, double d) {
   return 1.69 + 406.4 / std::pow(n, 0.34) + 410.7 / std::pow(d, 0.28);
-}
-
-// Trains to `tokens` at the optimal batch: data parallel step by step, DiLoCo
-// in synchronous rounds of H steps (every learner in every merge of each of
-// the P fragments), the last round cut to land on `tokens` exactly.
-double train(LossModel& model, double n, uint32_t learners, uint32_t h, uint32_t p,
-             double tokens) {
-  const ScalingFits fits;
-  const bool dp = h == 0;
-  const uint32_t m = dp ? 1 : learners;
-  const double batch = fits.optimal_batch(n, m) / m;  // per learner
-  model.start({n, batch * m, m, h, p}, core::Rng(7));
-  if (dp) {
-    model.on_inner_steps(0, static_cast<uint64_t>(tokens / batch), batch);
-    return model.loss();
-  }
-  double done = 0;
-  while (done < tokens) {
-    const double round = std::min(tokens - done, double(h) * batch * m) / m;  // per learner
-    std::vector<Contribution> cs;
-    for (uint32_t k = 0; k < m; ++k) {
-      model.on_inner_steps(k, h, batch);
-      cs.push_back({k, round * batch, round, h});  // weight = tokens x (tokens / steps)
-    }
-    for (uint32_t f = 0; f < p; ++f) model.on_merge(f, cs);
-    done += round * m;
-  }
-  return model.loss();
 }
 
 TEST_CASE("scaling_law reproduces the published per-M fits at D = 20N", "[loss]") {
@@ -65,7 +29,7 @@ TEST_CASE("scaling_law reproduces the published per-M fits at D = 20N", "[loss]"
   // drives it through the event API (token counting over fragments, batch
   // discount 1 at b*, no staleness, full merges).
   for (double n : {1e8, 2e8, 5e8, 1e9, 2e9, 5e9, 1e10}) {
-    for (const PublishedFit& row : kTable) {
+    for (const PublishedFit& row : kPublishedFits) {
       for (uint32_t p : {1u, 4u}) {
         if (row.learners == 0 && p > 1) continue;
         ScalingLawLoss model(ScalingLawConfig{});
