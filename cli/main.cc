@@ -7,6 +7,7 @@
 #include <new>
 
 #include "cli/bandwidth.h"
+#include "cli/calibrate/calibrate_command.h"
 #include "cli/commands.h"
 #include "cli/mpi/sweep_entry.h"
 #include "cli/sweep/check.h"
@@ -121,6 +122,7 @@ void add_bandwidth(CLI::App& app, BandwidthOptions& opt) {
 }
 
 struct Options {
+  goodsim::cli::calibrate::CalibrateOptions calibrate;
   RunOptions run;
   BandwidthOptions bandwidth;
   std::vector<std::string> files, validate_sets;
@@ -146,6 +148,9 @@ int dispatch(CLI::App& app, const Options& opt) {
     return goodsim::cli::validate_command(opt.files, opt.validate_sets, opt.validate_limits,
                                           std::cout, std::cerr);
   }
+  if (app.got_subcommand("calibrate")) {
+    return goodsim::cli::calibrate::calibrate_command(opt.calibrate, std::cout, std::cerr);
+  }
   if (app.got_subcommand("list-models")) return goodsim::cli::list_models_command(std::cout);
   std::cout << app.help();
   return 0;
@@ -166,6 +171,7 @@ int main(int argc, char** argv) {
   add_sweep_merge(app, opt.merge);
   add_check(app, opt.check);
   add_bandwidth(app, opt.bandwidth);
+  goodsim::cli::calibrate::add_calibrate(app, opt.calibrate);
   app.add_subcommand("list-models", "List every built-in model with its parameters");
   app.require_subcommand(0, 1);
   try {
