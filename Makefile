@@ -3,6 +3,8 @@
 #   make run    build (Release), run the built-in demo scenario, plot it
 #   make test   build (Release) and run the whole test suite with ctest
 #   make bench  build (Release) and run the benchmarks
+#   make validation  build (Release), run the validation suite (scenarios/validation/),
+#               print its table and rewrite docs/validation.md; exit 1 on a failed case
 #   make asan   build with ASan+UBSan and run the test suite (without MPI, whose
 #               runtime's own allocations LeakSanitizer would report, and Python)
 #   make clang  build everything with clang, warnings as errors, run the unit tests
@@ -20,7 +22,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := fuzz_scenario_loader fuzz_trace_parser
 SOAK_SCENARIOS ?= 10000
 
-.PHONY: all deps build run test bench asan clang fuzz soak clean
+.PHONY: all deps build run test bench validation asan clang fuzz soak clean
 
 all: build
 
@@ -44,6 +46,9 @@ test: build
 
 bench: build
 	./$(BUILD)/bench/goodsim_bench
+
+validation: build
+	$(PYTHON) scripts/validation.py $(BUILD)/cli/goodsim --jobs $(JOBS)
 
 asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOODSIM_SANITIZE=ON -DGOODSIM_BUILD_BENCH=OFF \
