@@ -26,4 +26,8 @@ int paper_table1();
 // targets: min and median wall time of 3 runs.
 int bandwidth();
 
+// goodsim calibrate: 3 knobs on 6 observations of scenarios/paper-table1.json
+// (150k chips, 7 days) with 2 jobs: wall time and simulation count.
+int calibrate();
+
 }  // namespace goodsim::bench

@@ -1,4 +1,4 @@
-// goodsim_bench [hold|cluster|inject|sweep|paper|paper-table1|bandwidth]...: runs the named benchmarks (default: all).
+// goodsim_bench [hold|cluster|inject|sweep|paper|paper-table1|bandwidth|calibrate]...: runs the named benchmarks (default: all).
 #include <cstring>
 #include <iostream>
 
@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "paper") == 0) continue;
     if (std::strcmp(argv[i], "paper-table1") == 0) continue;
     if (std::strcmp(argv[i], "bandwidth") == 0) continue;
+    if (std::strcmp(argv[i], "calibrate") == 0) continue;
     if (std::strcmp(argv[i], "hold") != 0 && std::strcmp(argv[i], "cluster") != 0 &&
         std::strcmp(argv[i], "inject") != 0) {
       std::cerr << "usage: goodsim_bench [hold|cluster|inject]...\n";
@@ -32,5 +33,6 @@ int main(int argc, char** argv) {
   if (wanted("paper")) rc |= goodsim::bench::paper();
   if (wanted("paper-table1")) rc |= goodsim::bench::paper_table1();
   if (wanted("bandwidth")) rc |= goodsim::bench::bandwidth();
+  if (wanted("calibrate")) rc |= goodsim::bench::calibrate();
   return rc;
 }
