@@ -102,6 +102,30 @@ TEST_CASE("wait vs skip: two learners, one 2x slower, K = 2", "[models][decouple
   }
 }
 
+TEST_CASE("wait: a learner that loses its slices while held goes down", "[models][decoupled][late]") {
+  // The two-learner schedule above; learner 0's slice fails at 6.5 s while it
+  // waits (held since 5 s) and is back at 16.5 s. It goes down at once and
+  // its step since its report of 4 is lost; it rejoins at 47.5 s (30 s
+  // restart, 1 s pull).
+  Harness h(2, 4, free_comm_job());
+  h.cluster().add_slowdown(cluster::SlowdownTarget::slice(1), 2.0, cluster::SlowdownMode::kScale,
+                           core::SimTime::zero());
+  h.outage(6.5, 10, 0);
+  DecoupledDiloco d(config(2, 4, 1, 1, 2, LateFragments::kWait));
+  h.cluster().add_observer(&d);
+  d.start(h.ctx());
+  h.sim().run_until(at(7));
+  CHECK(d.learner(0).state() == DecoupledDilocoLearner::State::kDown);
+  CHECK(d.learner(1).group().mode() == Mode::kRunning);
+  h.sim().run_until(at(60));
+  d.finish(h.sim().now());
+  d.ledger().check_invariant();
+  CHECK(d.ledger().total(Category::kSyncWait) >= cn(4, 1'500'000'000));
+  CHECK(d.ledger().total(Category::kLostWork) == cn(4, kSec));  // step 5
+  CHECK(d.syncer_stats().rejoins == 1);
+  CHECK(d.learner(0).state() == DecoupledDilocoLearner::State::kLive);
+}
+
 TEST_CASE("wait, K = M without grace: synchronous streaming DiLoCo step for step",
           "[models][decoupled][late]") {
   // Both defined the same way: tau = 0 (a learner needs the merged fragment
