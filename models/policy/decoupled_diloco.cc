@@ -42,6 +42,9 @@ void DecoupledDiloco::start(RunContext& ctx) {
   });
   h_target_ = ctx.sim.add_handler(ctx.policy_name + ".target",
                                   [this](const core::Event&) { on_target(); });
+  gate_ = std::make_unique<DecoupledDilocoGate>(ctx, config_, learners_, *syncer_);
+  syncer_->set_listeners([this](uint32_t p) { gate_->on_merged(p); },
+                         [this](uint32_t m) { gate_->update(m); });
   for (auto& l : learners_) {
     l->group().start();
     l->set_state(l->group().mode() == Mode::kDown ? State::kDown : State::kLive);
@@ -54,6 +57,7 @@ void DecoupledDiloco::start(RunContext& ctx) {
   }
   syncer_->start();
   schedule_windows();
+  for (uint32_t m = 0; m < config_.learners; ++m) gate_->update(m);
   refresh_split();
   schedule_target();
 }
@@ -118,6 +122,10 @@ void DecoupledDiloco::follow_state(uint32_t m) {
     case State::kParked: return;
     case State::kLive:
       if (mode == Mode::kDown) went_down(m);
+      // Every slice lost while waiting at a sync point: down, like in training.
+      if (mode == Mode::kHeld && l.group().active_slices() < config_.elastic.min_slices) {
+        l.group().release();  // goes kDown; calls on_group_change
+      }
       return;
     case State::kDown:
       if (mode == Mode::kReconfiguring) begin_rejoin(m);
@@ -141,6 +149,7 @@ void DecoupledDiloco::follow_state(uint32_t m) {
 // Everything that depends on learner m's mode, pace or clock.
 void DecoupledDiloco::changed(uint32_t m) {
   syncer_->on_learner_change(m);
+  gate_->update(m);
   if (learners_[m]->history().size() > kHistoryTrim) syncer_->trim(m);
   outages_.set_training(any_running(), now());
   refresh_split();
@@ -279,7 +288,10 @@ void DecoupledDiloco::flush_loss(core::SimTime) {
 void DecoupledDiloco::on_network_change() {
   if (done_) return;
   for (auto& l : learners_) l->group().on_slowdown_change();
-  for (uint32_t m = 0; m < learners_.size(); ++m) syncer_->on_learner_change(m);
+  for (uint32_t m = 0; m < learners_.size(); ++m) {
+    syncer_->on_learner_change(m);
+    gate_->update(m);
+  }
 }
 
 bool DecoupledDiloco::any_running() const {
@@ -340,6 +352,7 @@ void DecoupledDiloco::on_target() {
   done_ = true;
   target_at_ = now();
   syncer_->stop();
+  gate_->stop();
   ctx_->log("target_reached", {{"tokens", kept_tokens()}});
   ctx_->sim.request_stop();
 }
@@ -372,7 +385,8 @@ void DecoupledDiloco::log_summary() const {
              {"mean_staleness", s.mean_staleness()}, {"grace_wait_s", s.grace_wait.seconds_f()},
              {"late_fragments", s.late}, {"max_lateness_s", s.lateness_max.seconds_f()},
              {"tokens_merged", s.tokens_merged}, {"rejoins", s.rejoins},
-             {"clock_jumps", s.clock_jumps}});
+             {"clock_jumps", s.clock_jumps}, {"stalls", gate_->stalls()},
+             {"stall_s", gate_->stall_time().seconds_f()}});
 }
 
 void DecoupledDiloco::finish(core::SimTime end) {

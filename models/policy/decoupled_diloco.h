@@ -9,7 +9,9 @@
 // lost slice costs a downscale pause, a returning one an upscale pause. Its
 // pace comes from the cluster's slowdown state, so heterogeneous hardware
 // (hardware_generations) and stragglers make learners run at different
-// speeds. Learners never wait: not for each other, not for the syncer.
+// speeds. Learners never wait for each other. With late_fragments "wait"
+// (the default) a learner waits at a sync point for a merged fragment that
+// has not reached it (decoupled_diloco_gate.h); with "skip" it never waits.
 //
 // Syncer. Fragment rounds, quorum K, grace window, token-weighted merge,
 // broadcast: see decoupled_diloco_syncer.h.
@@ -33,8 +35,8 @@
 // Accounting: each learner's ElasticGroup split (a parked learner: idle and
 // down), plus spare slices (idle or down). Global downtime: no learner
 // running. A token target counts tokens computed and kept (not lost).
-// Events: per fragment round one (two with grace); per learner its pauses;
-// never one per inner step.
+// Events: per fragment round one (two with grace); per learner its pauses
+// and at most one hold and one release per round; never one per inner step.
 //
 // Loss model (ctx.loss): learners' inner steps (at their mean batch) before
 // every event that involves them, each merge with its contributions, a
@@ -49,6 +51,7 @@
 
 #include "models/parse_context.h"
 #include "models/policy/decoupled_diloco_config.h"
+#include "models/policy/decoupled_diloco_gate.h"
 #include "models/policy/decoupled_diloco_learner.h"
 #include "models/policy/decoupled_diloco_syncer.h"
 #include "models/policy/policy_base.h"
@@ -74,6 +77,8 @@ class DecoupledDiloco : public PolicyBase {
   const DecoupledDilocoConfig& config() const { return config_; }
   // Round statistics so far. REQUIRES: start() has run.
   const SyncerStats& syncer_stats() const { return syncer_->stats(); }
+  // Stalls at sync points (late_fragments "wait"). REQUIRES: start() has run.
+  const DecoupledDilocoGate& gate() const { return *gate_; }
   // Called after every merged round (for a loss model). REQUIRES: start() has run.
   void set_round_observer(std::function<void(const RoundRecord&)> f) {
     syncer_->set_observer(std::move(f));
@@ -109,6 +114,7 @@ class DecoupledDiloco : public PolicyBase {
   RunContext* ctx_ = nullptr;
   DecoupledDilocoSyncer::Learners learners_;
   std::unique_ptr<DecoupledDilocoSyncer> syncer_;
+  std::unique_ptr<DecoupledDilocoGate> gate_;
   core::HandlerId h_window_ = 0, h_target_ = 0;
   core::EventId target_event_;
   bool done_ = false;

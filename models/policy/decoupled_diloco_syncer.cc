@@ -59,11 +59,24 @@ void DecoupledDilocoSyncer::update_ready(uint32_t p, uint32_t m) {
   }
 }
 
+// With "wait" a round that waited for reports that cannot come would stall
+// every learner at its sync point: the syncer proceeds without a down,
+// rejoining, parked or partitioned learner (weight 0), as the paper's does.
+uint32_t DecoupledDilocoSyncer::quorum(uint32_t p) const {
+  if (!config_.transfer.wait()) return config_.quorum;
+  uint32_t able = 0;
+  for (uint32_t m = 0; m < learners_.size(); ++m) {
+    const DecoupledDilocoLearner& l = *learners_[m];
+    if (slot(p, m).ready != kNever || (l.live() && reachable(l))) ++able;
+  }
+  return std::clamp(able, 1u, config_.quorum);
+}
+
 core::SimTime DecoupledDilocoSyncer::kth_ready(uint32_t p) const {
   std::vector<core::SimTime>& v = scratch_;
   v.clear();
   for (uint32_t m = 0; m < learners_.size(); ++m) v.push_back(slot(p, m).ready);
-  const auto k = v.begin() + (config_.quorum - 1);
+  const auto k = v.begin() + (quorum(p) - 1);
   std::nth_element(v.begin(), k, v.end());
   return *k;
 }
@@ -251,6 +264,7 @@ void DecoupledDilocoSyncer::merge(uint32_t p) {
   f.phase = Phase::kQuorum;
   for (uint32_t m = 0; m < learners_.size(); ++m) update_ready(p, m);
   reschedule(p);
+  if (on_merged_) on_merged_(p);
 }
 
 // The loss model hears of the merge with the contributors' steps up to now;
@@ -307,6 +321,9 @@ void DecoupledDilocoSyncer::broadcast(uint32_t p, RoundRecord& rec) {
     // Older fragments still waiting are superseded once this one applies.
     if (arrivals.size() >= kMaxArrivals) arrivals.erase(arrivals.begin());
     const Arrival a{now() + pull + *times_[i], std::nullopt};
+    std::vector<Sent>& sent = slot(p, m).sent;
+    if (sent.size() >= kMaxArrivals) sent.erase(sent.begin());
+    sent.push_back({rec.round, a.at});
     arrivals.insert(std::upper_bound(arrivals.begin(), arrivals.end(), a,
                                      [](const Arrival& x, const Arrival& y) { return x.at < y.at; }),
                     a);
@@ -341,6 +358,7 @@ void DecoupledDilocoSyncer::jump_lagging() {
     l.jump(clock_ - 1 - l.sched_now());
     ++stats_.clock_jumps;
     on_learner_change(m);
+    if (on_jumped_) on_jumped_(m);
   }
 }
 
@@ -394,7 +412,19 @@ void DecoupledDilocoSyncer::on_learner_down(uint32_t m) {
   for (uint32_t p = 0; p < config_.fragments; ++p) {
     std::vector<Arrival>& arrivals = slot(p, m).arrivals;
     while (!arrivals.empty() && arrivals.back().at > now()) arrivals.pop_back();
+    std::vector<Sent>& sent = slot(p, m).sent;
+    std::erase_if(sent, [this](const Sent& x) { return x.at > now(); });
   }
+}
+
+std::optional<core::SimTime> DecoupledDilocoSyncer::delivery(uint32_t p, uint32_t m,
+                                                             uint64_t n) const {
+  if (n >= fragments_[p].round) return std::nullopt;
+  core::SimTime first = kNever;
+  for (const Sent& x : slot(p, m).sent) {
+    if (x.round >= n) first = std::min(first, x.at);
+  }
+  return first == kNever ? core::SimTime::zero() : first;
 }
 
 void DecoupledDilocoSyncer::on_rejoin(uint32_t m, std::optional<uint32_t> peer) {

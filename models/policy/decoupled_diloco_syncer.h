@@ -29,7 +29,8 @@
 //     its own sync points, tau steps after each of its reports of p; a
 //     fragment arriving later than that waits for the next one. A quorum
 //     member reached after its sync point got the fragment late (recorded;
-//     learners never wait).
+//     with late_fragments "wait" the learner waits for it there:
+//     decoupled_diloco_gate.h).
 // After the merge, round n + 1 opens. The syncer clock S is the schedule step
 // of the newest round that reached its quorum. Learners follow it: at each
 // quorum, a running learner whose
@@ -136,6 +137,20 @@ class DecoupledDilocoSyncer {
   // Stops scheduling rounds (the run reached its target).
   void stop();
 
+  // With late_fragments "wait": when the merged fragment p of round n or a
+  // later round reaches learner m (the earliest such broadcast); nullopt while
+  // round n is not merged; SimTime::zero() when it was merged but not sent to
+  // m (it was down, rejoining, parked or partitioned: nothing to wait for).
+  std::optional<core::SimTime> delivery(uint32_t p, uint32_t m, uint64_t n) const;
+  // Called after each merge of fragment p, and after a clock jump of learner m.
+  void set_listeners(std::function<void(uint32_t p)> merged,
+                     std::function<void(uint32_t m)> jumped) {
+    on_merged_ = std::move(merged);
+    on_jumped_ = std::move(jumped);
+  }
+
+  // The syncer can exchange fragments with learner l (no partition between).
+  bool reachable(const DecoupledDilocoLearner& l) const;
   int64_t clock() const { return clock_; }
   const SyncerStats& stats() const { return stats_; }
   void set_observer(std::function<void(const RoundRecord&)> f) { observer_ = std::move(f); }
@@ -165,6 +180,11 @@ class DecoupledDilocoSyncer {
     uint64_t own = 0;
     uint64_t age = 0;
   };
+  // A merged round broadcast to a learner, and when it reaches it.
+  struct Sent {
+    uint64_t round = 0;
+    core::SimTime at;
+  };
   // What the syncer knows of learner m for fragment p.
   struct Slot {
     int64_t consumed = 0;    // schedule step of the last merged report
@@ -175,6 +195,7 @@ class DecoupledDilocoSyncer {
     double merged_tokens = 0;
     std::vector<Arrival> arrivals;  // not yet applied, by arrival time
     core::SimTime ready = kNever;   // when its report for the open round was (is) made
+    std::vector<Sent> sent;         // the last kMaxArrivals broadcasts to it, by round
   };
   // One learner's report merged in a round.
   struct Contribution {
@@ -194,8 +215,10 @@ class DecoupledDilocoSyncer {
   int64_t round_step(uint32_t p, uint64_t n) const {
     return static_cast<int64_t>(config_.offset(p) + n * config_.inner_steps);
   }
-  bool reachable(const DecoupledDilocoLearner& l) const;
   void update_ready(uint32_t p, uint32_t m);
+  // K, or with late_fragments "wait" min(K, learners able to report: those
+  // live and reachable, and those whose report is in).
+  uint32_t quorum(uint32_t p) const;
   core::SimTime kth_ready(uint32_t p) const;
   core::SimTime all_live_ready(uint32_t p) const;
   void reschedule(uint32_t p);
@@ -234,6 +257,7 @@ class DecoupledDilocoSyncer {
   MovingAverage step_, to_quorum_, sync_;
   SyncerStats stats_;
   std::function<void(const RoundRecord&)> observer_;
+  std::function<void(uint32_t)> on_merged_, on_jumped_;
   mutable std::vector<core::SimTime> scratch_;  // kth_ready's work space
   std::vector<Contribution> merged_;  // of the round being merged
   std::vector<Flow> flows_;           // broadcast()'s work space

@@ -279,6 +279,12 @@ void Diloco::start_comm() {
   comm_wait_ = hidden_s >= t->seconds_f()
                    ? core::Duration::zero()
                    : std::max(core::Duration::zero(), *t - ctx_->job.step_time * tau);
+  // late_fragments skip: the members go on; the merged fragment, later than
+  // tau steps, is applied at a later sync point.
+  if (!config_.transfer.wait() && comm_wait_ > core::Duration::zero()) {
+    comm_wait_ = core::Duration::zero();
+    ++stats_.late_syncs;
+  }
   if (comm_wait_ > core::Duration::zero()) {
     comm_event_ = ctx_->sim.schedule_in(comm_wait_, core::kBandPolicy, h_comm_done_);
   } else {
@@ -436,7 +442,7 @@ void Diloco::finish(core::SimTime end) {
                              {"barrier_wait_s", stats_.barrier_wait.seconds_f()},
                              {"comm_wait_s", stats_.comm_wait.seconds_f()},
                              {"rollbacks", stats_.rollbacks}, {"drops", stats_.drops},
-                             {"pulls", stats_.pulls}});
+                             {"pulls", stats_.pulls}, {"late_syncs", stats_.late_syncs}});
 }
 
 uint64_t Diloco::learner_step(uint32_t k, core::SimTime t) const {

@@ -18,7 +18,10 @@
 // time, tau x job.step_time (overlap_steps) is hidden behind compute: the
 // members stay held only for the remainder, charged sync_wait at the barrier
 // itself (the same total as waiting tau steps later, with one event less).
-// Then all members are released together.
+// Then all members are released together. With late_fragments "skip" they
+// are released at once whatever the all-reduce takes (the merged fragment is
+// applied at a later sync point; counted in late_syncs). The arrival barrier
+// stays: it is the all-reduce's rendezvous.
 //
 // Failures. A learner whose slices all fail (below min_slices) is down: its
 // inner progress since the last barrier it took part in is lost (rolled
@@ -71,6 +74,7 @@ struct DilocoStats {
   uint64_t rollbacks = 0;       // learners that went down (progress rolled back)
   uint64_t drops = 0;           // learners dropped from a barrier (drop_failed)
   uint64_t pulls = 0;           // model pulls by recovering learners
+  uint64_t late_syncs = 0;      // late_fragments skip: merges later than tau steps, not waited for
 };
 
 class Diloco : public PolicyBase {

@@ -45,6 +45,37 @@ void read_resize_rules(scenario::ObjectReader& r, ElasticSpec& e) {
   }
 }
 
+namespace {
+
+void read_slice_windows(scenario::ObjectReader& r, std::optional<uint32_t> members,
+                        std::vector<SliceWindow>& out) {
+  for (scenario::ObjectReader& w : r.optional_object_list(
+           "schedule", "scavenged slices: each range present only in its [join, leave) windows")) {
+    SliceWindow s;
+    s.first = static_cast<cluster::SliceId>(
+        w.count("first_slice", "first job slice of the range", 0, UINT32_MAX));
+    s.end = static_cast<cluster::SliceId>(
+        w.count("end_slice", "one past the last job slice of the range", 1, UINT32_MAX));
+    s.join = w.duration("join", "when the range's capacity arrives");
+    s.leave = w.duration("leave", "when it is taken away again", core::Duration::nanos(1));
+    if (w.describing()) continue;
+    if (s.end <= s.first) w.fail("end_slice", "end_slice must be above first_slice");
+    if (members && s.end > *members) {
+      w.fail("end_slice", "end_slice (" + std::to_string(s.end) + ") exceeds the " +
+                              std::to_string(*members) + " job slices");
+    }
+    if (s.leave <= s.join) w.fail("leave", "leave must be after join");
+    for (const SliceWindow& o : out) {
+      if (s.first < o.end && o.first < s.end && s.join < o.leave && o.join < s.leave) {
+        w.fail("join", "windows of overlapping slice ranges overlap in time");
+      }
+    }
+    out.push_back(s);
+  }
+}
+
+}  // namespace
+
 ElasticDataParallelConfig ElasticDataParallelConfig::from_json(scenario::ObjectReader& r,
                                                                const ParseContext& ctx) {
   ElasticDataParallelConfig c;
@@ -54,6 +85,7 @@ ElasticDataParallelConfig ElasticDataParallelConfig::from_json(scenario::ObjectR
   c.checkpoint_interval = r.duration("checkpoint_interval", core::Duration::minutes(30),
                                      "wall time between (free, asynchronous) checkpoints used "
                                      "by the fallback restart", core::Duration::nanos(1));
+  read_slice_windows(r, members, c.schedule);
   return c;
 }
 
@@ -73,7 +105,14 @@ void ElasticDataParallel::start(RunContext& ctx) {
                                       [this](const core::Event&) { on_checkpoint(); });
   h_target_ = ctx.sim.add_handler(ctx.policy_name + ".target",
                                   [this](const core::Event&) { on_target(); });
+  // Without a schedule no handler: the run's other handlers keep their numbers.
+  if (!config_.schedule.empty()) {
+    h_window_ = ctx.sim.add_handler(ctx.policy_name + ".window", [this](const core::Event& e) {
+      on_window(e.a, e.b != 0);
+    });
+  }
   if (ctx.loss != nullptr) ctx.loss->start({ctx.job.params, ctx.job.tokens_per_step, 1, 0, 1});
+  schedule_windows();
   group_->start();
   outages_.start(group_->mode() == ElasticGroup::Mode::kRunning, ctx.sim.now());
   ctx.sim.schedule_in(config_.checkpoint_interval, core::kBandPolicy, h_checkpoint_);
@@ -116,6 +155,37 @@ void ElasticDataParallel::on_group_change() {
   outages_.set_training(group_->mode() == ElasticGroup::Mode::kRunning, now);
   refresh_split();
   schedule_target();
+}
+
+// Windowed slices start absent unless a window of theirs opens at t = 0.
+// Leaves are scheduled first, so a range whose window ends when its next
+// begins leaves, then comes back.
+void ElasticDataParallel::schedule_windows() {
+  const uint32_t n = group_->end();
+  std::vector<bool> windowed(n, false), present(n, false);
+  for (size_t i = 0; i < config_.schedule.size(); ++i) {
+    ctx_->sim.schedule_in(config_.schedule[i].leave, core::kBandPolicy, h_window_, i, 0);
+  }
+  for (size_t i = 0; i < config_.schedule.size(); ++i) {
+    const SliceWindow& w = config_.schedule[i];
+    for (cluster::SliceId s = w.first; s < w.end; ++s) {
+      windowed[s] = true;
+      if (w.join == core::Duration::zero()) present[s] = true;
+    }
+    if (w.join > core::Duration::zero()) {
+      ctx_->sim.schedule_in(w.join, core::kBandPolicy, h_window_, i, 1);
+    }
+  }
+  for (cluster::SliceId s = 0; s < n; ++s) {
+    if (windowed[s] && !present[s]) group_->start_absent(s, s + 1);
+  }
+}
+
+void ElasticDataParallel::on_window(uint64_t index, bool join) {
+  if (done_) return;
+  const SliceWindow& w = config_.schedule.at(index);
+  ctx_->log(join ? "slices_join" : "slices_leave", {{"first", w.first}, {"end", w.end}});
+  group_->set_present(w.first, w.end, join);  // calls on_group_change
 }
 
 void ElasticDataParallel::on_checkpoint() {
@@ -163,8 +233,9 @@ void ElasticDataParallel::refresh_split() {
   ledger_.set_split(ctx_->sim.now(), split);
 }
 
+// Lent-out scavenged slices are not the job's.
 bool ElasticDataParallel::slice_allocated(cluster::SliceId s) const {
-  return group_->contains(s);
+  return group_->contains(s) && group_->present(s);
 }
 
 bool ElasticDataParallel::slice_running(cluster::SliceId s) const {

@@ -10,10 +10,17 @@
 // while training, asynchronously and at no cost) and, once enough slices are
 // back, the job restarts for `restart_time`. Spare slices stay idle: an
 // elastic job regrows when the failed slice itself returns.
+//
+// Scavenged capacity (`schedule`: windows {first_slice, end_slice, join,
+// leave}): the job's slices [first_slice, end_slice) are part of it only
+// during their windows. Outside they are lent out (absent from the group:
+// idle, or down when failed); arriving and leaving cost an upscale and a
+// downscale pause like slices returning or failing.
 #pragma once
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "models/parse_context.h"
 #include "models/policy/elastic_group.h"
@@ -22,9 +29,18 @@
 
 namespace goodsim::models::policy {
 
+// Job slices [first, end) are present only during [join, leave).
+struct SliceWindow {
+  cluster::SliceId first = 0;
+  cluster::SliceId end = 0;
+  core::Duration join;
+  core::Duration leave;  // > join
+};
+
 struct ElasticDataParallelConfig {
   ElasticSpec elastic;
   core::Duration checkpoint_interval;
+  std::vector<SliceWindow> schedule;  // windows of overlapping ranges never overlap in time
 
   static ElasticDataParallelConfig from_json(scenario::ObjectReader& r, const ParseContext& ctx);
 };
@@ -64,6 +80,8 @@ class ElasticDataParallel : public PolicyBase {
   void repace();  // the pace may have changed: the group re-paces from now
   void on_group_change();
   void on_checkpoint();
+  void schedule_windows();
+  void on_window(uint64_t index, bool join);
   void on_target();
   void schedule_target();
   void refresh_split();
@@ -77,7 +95,7 @@ class ElasticDataParallel : public PolicyBase {
   ChipNanos lost_moved_ = 0;  // group lost work already moved in the ledger
   bool was_down_ = false;
   bool done_ = false;
-  core::HandlerId h_checkpoint_ = 0, h_target_ = 0;
+  core::HandlerId h_checkpoint_ = 0, h_target_ = 0, h_window_ = 0;
   core::EventId target_event_;
 };
 

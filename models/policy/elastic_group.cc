@@ -16,7 +16,8 @@ ElasticGroup::ElasticGroup(RunContext& ctx, std::string name, cluster::SliceId f
       spec_(spec),
       tokens_per_slice_step_(tokens_per_slice_step),
       listener_(std::move(listener)),
-      health_(ctx.cluster, first, end) {
+      health_(ctx.cluster, first, end),
+      absent_(end - first, false) {
   GOODSIM_CHECK(first < end && end <= ctx.layout().slices() && spec.min_slices >= 1);
   pause_handler_ = ctx.sim.add_handler(name_ + ".pause_done",
                                        [this](const core::Event&) { on_pause_done(); });
@@ -45,6 +46,9 @@ void ElasticGroup::set_mode(Mode m) {
 void ElasticGroup::start() {
   health_.recount();
   active_ = health_.up_slices();
+  for (cluster::SliceId s = first_; s < end_; ++s) {
+    if (!present(s) && ctx_.cluster.slice_up(s)) --active_;
+  }
   if (active_ >= spec_.min_slices) {
     run();
   } else {
@@ -67,15 +71,44 @@ void ElasticGroup::on_cluster_change(const cluster::ClusterChange& change) {
     if (s < first_ || s >= end_) continue;
     apply_flip(s, change.failed);
   }
+  after_flips(before);
+}
+
+void ElasticGroup::after_flips(uint32_t before) {
   if (spec_.upscale_batch && waiting_.size() >= *spec_.upscale_batch) take_waiting();
   if (active_ != before) update_mode(active_ > before ? active_ - before : before - active_);
   listener_(*this);
 }
 
-// A failed slice leaves the active set (or the waiting list); a returning one
-// joins it, or waits for the next upscale when upscales are batched and the
-// group is training.
+void ElasticGroup::start_absent(cluster::SliceId first, cluster::SliceId end) {
+  GOODSIM_CHECK(first_ <= first && first < end && end <= end_);
+  for (cluster::SliceId s = first; s < end; ++s) {
+    absent_count_ += present(s) ? 1 : 0;
+    absent_[s - first_] = true;
+  }
+}
+
+void ElasticGroup::set_present(cluster::SliceId first, cluster::SliceId end, bool present) {
+  GOODSIM_CHECK(first_ <= first && first < end && end <= end_);
+  const uint32_t before = active_;
+  for (cluster::SliceId s = first; s < end; ++s) {
+    if (this->present(s) == present) continue;
+    absent_[s - first_] = !present;
+    absent_count_ = present ? absent_count_ - 1 : absent_count_ + 1;
+    if (ctx_.cluster.slice_up(s)) flip_active(s, !present);
+  }
+  after_flips(before);
+}
+
+// An absent slice's failure or repair changes nothing in the group.
 void ElasticGroup::apply_flip(cluster::SliceId s, bool failed) {
+  if (present(s)) flip_active(s, failed);
+}
+
+// A slice that goes leaves the active set (or the waiting list); a returning
+// one joins it, or waits for the next upscale when upscales are batched and
+// the group is training.
+void ElasticGroup::flip_active(cluster::SliceId s, bool failed) {
   if (failed) {
     const auto it = std::find(waiting_.begin(), waiting_.end(), s);
     if (it != waiting_.end()) {
@@ -247,7 +280,7 @@ void ElasticGroup::rollback_to(uint64_t steps, double tokens) {
 }
 
 bool ElasticGroup::slice_computing(cluster::SliceId s) const {
-  return contains(s) && mode_ == Mode::kRunning && ctx_.cluster.slice_up(s) &&
+  return contains(s) && mode_ == Mode::kRunning && ctx_.cluster.slice_up(s) && present(s) &&
          std::find(waiting_.begin(), waiting_.end(), s) == waiting_.end();
 }
 
@@ -268,10 +301,16 @@ double ElasticGroup::slowdown() const {
 core::Duration ElasticGroup::pace() const {
   const core::Duration base = ctx_.job.step_time;
   const core::Duration compute = core::Duration::from_seconds(base.seconds_f() * slowdown());
-  if (waiting_.empty()) return compute + dp_step_comm(ctx_, health_.up_per_site());
-  // Slices waiting for the next upscale window are up but not in the ring.
+  if (waiting_.empty() && absent_count_ == 0) {
+    return compute + dp_step_comm(ctx_, health_.up_per_site());
+  }
+  // Slices waiting for the next upscale window, and absent ones, are up but
+  // not in the ring.
   std::vector<uint32_t> per_site = health_.up_per_site();
   for (cluster::SliceId s : waiting_) --per_site[ctx_.layout().site_of(s)];
+  for (cluster::SliceId s = first_; absent_count_ > 0 && s < end_; ++s) {
+    if (!present(s) && ctx_.cluster.slice_up(s)) --per_site[ctx_.layout().site_of(s)];
+  }
   return compute + dp_step_comm(ctx_, per_site);
 }
 

@@ -24,6 +24,12 @@
 // included when the range spans sites). Tokens per step are proportional to
 // the active slices: tokens_per_slice_step each.
 //
+// Absent slices (scavenged capacity lent back to its owner, set_present):
+// not part of the group while absent - never active, their up chips idle -
+// and leaving or returning like a failed or repaired slice (a downscale or
+// upscale pause). A failure of an absent slice changes nothing but its chips'
+// down time.
+//
 // The owner forwards cluster and slowdown notifications, may hold the group
 // (a barrier: the clock stops, active chips are charged sync_wait) and is told
 // through the listener whenever mode or pace changes, so it can reschedule
@@ -87,6 +93,12 @@ class ElasticGroup {
   // min_slices the group goes (or stays) kDown instead. Unlike the other
   // changes it does not call the listener: the owner asked for it.
   void pause(core::Duration d);
+  // Slices [first, end) of the range leave the group (present false) or come
+  // back (true). REQUIRES: first() <= first < end <= end().
+  void set_present(cluster::SliceId first, cluster::SliceId end, bool present);
+  // Marks [first, end) absent from the start. REQUIRES: before start().
+  void start_absent(cluster::SliceId first, cluster::SliceId end);
+  bool present(cluster::SliceId s) const { return !absent_[s - first_]; }
   // Rolls progress back (a checkpoint restart). REQUIRES: mode() != kRunning.
   void rollback_to(uint64_t steps, double tokens);
 
@@ -124,6 +136,8 @@ class ElasticGroup {
   void stop_clock();
   void update_mode(uint32_t changed);
   void apply_flip(cluster::SliceId s, bool failed);
+  void flip_active(cluster::SliceId s, bool gone);
+  void after_flips(uint32_t before);
   bool batching() const { return spec_.upscale_every || spec_.upscale_batch; }
   uint32_t take_waiting();
   void on_upscale_window();
@@ -148,6 +162,8 @@ class ElasticGroup {
   core::EventId window_event_;
   bool window_armed_ = false;
   std::vector<cluster::SliceId> waiting_;  // returned, not yet rejoined
+  std::vector<bool> absent_;               // per slice of the range (set_present)
+  uint32_t absent_count_ = 0;
   Mode mode_ = Mode::kDown;
   bool held_ = false;
   bool changed_while_held_ = false;

@@ -16,6 +16,12 @@ FragmentTransfer FragmentTransfer::from_json(scenario::ObjectReader& r, const Pa
                       "P-th layer") == "strided"
                  ? FragmentLayout::kStrided
                  : FragmentLayout::kConsecutive;
+  t.late = r.choice("late_fragments", {"wait", "skip"}, "wait",
+                    "a learner at a sync point whose merged fragment has not arrived: "
+                    "\"wait\" for it (sync_wait) or \"skip\" it (train on, apply it later)") ==
+                   "skip"
+               ? LateFragments::kSkip
+               : LateFragments::kWait;
   if (r.describing()) return t;
   if (t.bits != 16 && t.bits != 8 && t.bits != 4) {
     r.fail("transfer_bits", "expected 16, 8 or 4, got " + std::to_string(t.bits));

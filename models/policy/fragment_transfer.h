@@ -8,6 +8,12 @@
 // the share of the parameters of its layers (layer l, counted from 0):
 // - "consecutive": fragment p holds layers floor(p L / P) .. floor((p+1) L / P) - 1;
 // - "strided": fragment p holds the layers l with l mod P == p.
+//
+// And what a learner does at a sync point (tau inner steps after it sent a
+// fragment) when the merged fragment has not reached it yet (late_fragments):
+// "wait" for it there (its chips sync_wait), or "skip" it (train on with its
+// own copy and apply the merged fragment at a later sync point). The policies
+// (diloco.h, decoupled_diloco_gate.h) implement the rule.
 #pragma once
 
 #include <cstdint>
@@ -20,12 +26,16 @@
 namespace goodsim::models::policy {
 
 enum class FragmentLayout : uint8_t { kConsecutive, kStrided };
+enum class LateFragments : uint8_t { kWait, kSkip };
 
 struct FragmentTransfer {
   uint32_t bits = 16;  // 16, 8 or 4
   FragmentLayout layout = FragmentLayout::kConsecutive;
+  LateFragments late = LateFragments::kWait;
 
-  // Reads transfer_bits and fragment_layers. With the job known (ctx.job)
+  bool wait() const { return late == LateFragments::kWait; }
+
+  // Reads transfer_bits, fragment_layers and late_fragments. With the job known (ctx.job)
   // and job.layers set, rejects more fragments than layers (every fragment
   // holds at least one layer).
   static FragmentTransfer from_json(scenario::ObjectReader& r, const ParseContext& ctx,

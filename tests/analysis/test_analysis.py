@@ -113,6 +113,29 @@ class AnalysisTest(unittest.TestCase):
             self.assertIn("<table>", page)
             self.assertIn("dp", page)
 
+    def test_time_to_target_relative_to_base(self):
+        run_dir = os.path.join(self.tmp.name, "ttt")
+        os.makedirs(run_dir)
+        def policy(name, t):
+            return {"name": name, "type": "x", "goodput": 1, "uptime": 1, "downtime_s": 0,
+                    "badput": {}, "time_to_target_s": t}
+        summary = {"policies": [policy("dp-base", 7200), policy("dp-plus50", 9000),
+                                policy("decoupled-base", 7200),
+                                policy("decoupled-plus100", 3600),
+                                policy("decoupled-plus25", None)]}
+        with open(os.path.join(run_dir, "summary.json"), "w", encoding="utf-8") as f:
+            json.dump(summary, f)
+        result = self.script("time_to_target.py", run_dir)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        lines = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines()[1:]}
+        self.assertEqual(lines["dp-base"], ["2.00", "1.000", "1.000"])
+        self.assertEqual(lines["dp-plus50"], ["2.50", "1.250", "0.800"])
+        self.assertEqual(lines["decoupled-plus100"], ["1.00", "0.500", "2.000"])
+        self.assertEqual(lines["decoupled-plus25"], ["-", "-", "-"])
+        result = self.script("time_to_target.py", self.tmp.name)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("summary.json: no such file", result.stderr)
+
     def test_not_a_sweep_fails_clearly(self):
         result = self.script("plot_sweep.py", self.out)
         self.assertEqual(result.returncode, 2)

@@ -94,16 +94,21 @@ TEST_CASE("data_parallel without failures: goodput is compute / (compute + write
   CHECK(seconds(l, Category::kCheckpoint) == Approx(8 * 100));
 }
 
+// Downscale 10 s, upscale 20 s, restart 5 min, min 1 slice, checkpoints every 30 min.
+ElasticDataParallelConfig edp_config() {
+  ElasticDataParallelConfig c;
+  c.elastic = {core::Duration::seconds(10), core::Duration::seconds(20),
+               core::Duration::minutes(5), 1};
+  c.checkpoint_interval = core::Duration::minutes(30);
+  return c;
+}
+
 TEST_CASE("elastic_data_parallel, one outage: exact accounting", "[models][elastic]") {
   // 4 slices x 4 chips, 1000 tokens per step (250 per slice); slice 3 down at
   // 100.5 s for 200 s; downscale 10 s, upscale 20 s.
   Harness h(4, 4, testing::simple_job(1000));
   h.outage(100.5, 200, 3);
-  ElasticDataParallelConfig c;
-  c.elastic = {core::Duration::seconds(10), core::Duration::seconds(20),
-               core::Duration::minutes(5), 1};
-  c.checkpoint_interval = core::Duration::minutes(30);
-  ElasticDataParallel edp(c);
+  ElasticDataParallel edp(edp_config());
   h.run(edp, 1000);
   const ChipTimeLedger& l = edp.ledger();
   CHECK(seconds(l, Category::kLostWork) == Approx(8));                 // half step on 16 chips
@@ -138,6 +143,31 @@ TEST_CASE("elastic_data_parallel below min_slices falls back to a checkpoint res
   CHECK(seconds(l, Category::kIdle) == Approx(4 * 30));
   CHECK(seconds(l, Category::kProductive) == Approx(8 * (200 + 159.5)));
   CHECK(edp.progress(h.sim().now()).steps == 200 + 159);
+}
+
+TEST_CASE("elastic_data_parallel takes in and gives back scavenged slices", "[models][elastic]") {
+  // 4 slices x 4 chips, 250 tokens per slice step; slices 2-3 are present
+  // [100, 200) s; downscale 10 s, upscale 20 s. Slice 3 also fails at 250 s
+  // for 20 s while lent out: only its chips' down time changes.
+  Harness h(4, 4, testing::simple_job(1000));
+  h.outage(250, 20, 3);
+  ElasticDataParallelConfig c = edp_config();
+  c.schedule = {{2, 4, core::Duration::seconds(100), core::Duration::seconds(200)}};
+  ElasticDataParallel edp(c);
+  h.run(edp, 300);
+  const ChipTimeLedger& l = edp.ledger();
+  // [0, 100) on 8 chips, upscale [100, 120) on 16, [120, 200) on 16,
+  // downscale [200, 210) on 8, [210, 300) on 8.
+  CHECK(seconds(l, Category::kProductive) == Approx(8 * 100 + 16 * 80 + 8 * 90));
+  CHECK(seconds(l, Category::kReconfigure) == Approx(16 * 20 + 8 * 10));
+  CHECK(seconds(l, Category::kDown) == Approx(4 * 20));
+  CHECK(seconds(l, Category::kIdle) == Approx(8 * 100 + 8 * 100 - 4 * 20));
+  CHECK(seconds(l, Category::kLostWork) == 0);
+  const Progress p = edp.progress(h.sim().now());
+  CHECK(p.steps == 100 + 80 + 90);
+  CHECK(p.tokens == Approx(100 * 500 + 80 * 1000 + 90 * 500));
+  CHECK_FALSE(edp.slice_allocated(3));
+  CHECK(edp.slice_allocated(1));
 }
 
 }  // namespace

@@ -121,6 +121,23 @@ TEST_CASE("no failures, one site: goodput is H step / (H step + outer all-reduce
   CHECK(d.progress(h.sim().now()).tokens == Approx(1000 * 1000.0));
 }
 
+TEST_CASE("late_fragments skip: the members never hold for the outer all-reduce",
+          "[models][diloco]") {
+  // The run above (30 ms all-reduce, tau = 0) with skip: 100 barriers in
+  // 1005 s, every one later than tau steps, none waited for.
+  Harness h(8, 4, testing::simple_job());
+  DilocoConfig c = config(4, 10);
+  c.transfer.late = LateFragments::kSkip;
+  Diloco d(c);
+  h.run(d, 1005);
+  const ChipTimeLedger& l = d.ledger();
+  CHECK(l.total(Category::kProductive) == cn(32, 1005 * kSec));
+  CHECK(l.total(Category::kSyncWait) == 0);
+  CHECK(d.stats().syncs == 100);
+  CHECK(d.stats().late_syncs == 100);
+  CHECK(d.stats().comm_wait == core::Duration::zero());
+}
+
 TEST_CASE("a token target is reached when a barrier merges enough tokens", "[models][diloco]") {
   // 4 learners x 250 tokens per step: 10,000 tokens per 10.03 s cycle. The
   // target of 25,000 tokens is merged by the third barrier, at 30.09 s.

@@ -1,0 +1,140 @@
+#include "models/policy/decoupled_diloco_gate.h"
+
+#include <algorithm>
+
+namespace goodsim::models::policy {
+
+DecoupledDilocoGate::DecoupledDilocoGate(RunContext& ctx, const DecoupledDilocoConfig& config,
+                                         Learners& learners, const DecoupledDilocoSyncer& syncer)
+    : ctx_(ctx), config_(config), learners_(learners), syncer_(syncer) {
+  gates_.resize(learners.size());
+  // "skip" schedules nothing: no handler, so the run's other handlers keep
+  // their numbers (and a skip run its fingerprint).
+  if (!config.transfer.wait()) return;
+  handler_ = ctx.sim.add_handler(ctx.policy_name + ".gate", [this](const core::Event& e) {
+    on_event(static_cast<uint32_t>(e.a));
+  });
+}
+
+void DecoupledDilocoGate::update(uint32_t m) {
+  if (stopped_) return;
+  Gate& g = gates_[m];
+  ctx_.sim.cancel(g.event);
+  g.event = {};
+  if (g.held) {
+    const DecoupledDilocoLearner& l = *learners_[m];
+    if (l.live() && l.group().mode() == ElasticGroup::Mode::kHeld) {
+      const auto d = syncer_.delivery(g.fragment, m, g.round);
+      if (d) schedule(m, std::max(*d, now()));
+      return;
+    }
+    end_stall(m);
+  }
+  predict(m);
+}
+
+void DecoupledDilocoGate::on_merged(uint32_t p) {
+  for (uint32_t m = 0; m < gates_.size(); ++m) {
+    if (gates_[m].fragment == p || gates_[m].fragment == kNone) update(m);
+  }
+}
+
+void DecoupledDilocoGate::stop() {
+  stopped_ = true;
+  for (Gate& g : gates_) ctx_.sim.cancel(g.event);
+}
+
+// Sync points come in schedule order: report c at c + tau, for the reports
+// c >= sched - tau. Each report step belongs to one fragment. Looking P + tau
+// reports ahead sees every fragment once; beyond, a merge re-predicts.
+void DecoupledDilocoGate::predict(uint32_t m) {
+  Gate& g = gates_[m];
+  g.fragment = kNone;
+  const DecoupledDilocoLearner& l = *learners_[m];
+  if (!config_.transfer.wait() || !l.running() || !syncer_.reachable(l)) return;
+  const auto tau = static_cast<int64_t>(config_.overlap_steps);
+  const auto h = static_cast<int64_t>(config_.inner_steps);
+  int64_t c = l.sched_now() - tau;
+  for (uint64_t i = 0; i <= config_.fragments + config_.overlap_steps; ++i, ++c) {
+    uint32_t p = 0;
+    c = report_at_or_after(c, p);
+    const uint64_t own = l.own_of(c + tau);
+    const core::SimTime reach = std::max(now(), l.time_of_own(own).value_or(now()));
+    const auto round = static_cast<uint64_t>((c - static_cast<int64_t>(config_.offset(p))) / h);
+    const auto d = syncer_.delivery(p, m, round);
+    if (d && *d <= reach) continue;
+    g.fragment = p;
+    g.round = round;
+    g.own = own;
+    schedule(m, reach);
+    return;
+  }
+}
+
+int64_t DecoupledDilocoGate::report_at_or_after(int64_t s, uint32_t& p) const {
+  const auto h = static_cast<int64_t>(config_.inner_steps);
+  s = std::max<int64_t>(s, 1);  // no report at step 0
+  const int64_t r = s % h;
+  // t_p = floor(p H / P) >= r exactly when p >= r P / H.
+  const auto first = static_cast<uint64_t>(
+      (static_cast<unsigned __int128>(r) * config_.fragments + static_cast<uint64_t>(h) - 1) /
+      static_cast<uint64_t>(h));
+  if (first < config_.fragments) {
+    p = static_cast<uint32_t>(first);
+    return s - r + static_cast<int64_t>(config_.offset(p));
+  }
+  p = 0;  // t_0 = 0, in the next period
+  return s - r + h;
+}
+
+void DecoupledDilocoGate::schedule(uint32_t m, core::SimTime t) {
+  Gate& g = gates_[m];
+  ctx_.sim.cancel(g.event);
+  g.event = ctx_.sim.schedule_at(t, core::kBandPolicy, handler_, m);
+}
+
+void DecoupledDilocoGate::on_event(uint32_t m) {
+  Gate& g = gates_[m];
+  g.event = {};
+  if (stopped_) return;
+  if (g.held) return release(m);
+  DecoupledDilocoLearner& l = *learners_[m];
+  if (g.fragment == kNone || !l.running()) return;
+  // The clock must have credited the step, or the hold would lose it.
+  if (l.group().steps(now()) < g.own) return schedule(m, now() + core::Duration::nanos(1));
+  const auto d = syncer_.delivery(g.fragment, m, g.round);
+  if (d && *d <= now()) return predict(m);
+  hold(m);
+}
+
+void DecoupledDilocoGate::hold(uint32_t m) {
+  Gate& g = gates_[m];
+  g.held = true;
+  g.held_since = now();
+  ++stalls_;
+  learners_[m]->group().hold();  // the listener calls update(): the release, once merged
+}
+
+void DecoupledDilocoGate::release(uint32_t m) {
+  const Gate& g = gates_[m];
+  const auto d = syncer_.delivery(g.fragment, m, g.round);
+  const DecoupledDilocoLearner& l = *learners_[m];
+  if (!d || *d > now() || !l.live() || l.group().mode() != ElasticGroup::Mode::kHeld) {
+    return update(m);
+  }
+  end_stall(m);
+  learners_[m]->group().release();  // the listener calls update(): the next stall
+}
+
+void DecoupledDilocoGate::end_stall(uint32_t m) {
+  Gate& g = gates_[m];
+  g.held = false;
+  const core::Duration wait = now() - g.held_since;
+  stall_time_ += wait;
+  ctx_.log("learner_stall", [&] {
+    return nlohmann::json{{"learner", m}, {"fragment", g.fragment}, {"round", g.round},
+                          {"wait_s", wait.seconds_f()}};
+  });
+}
+
+}  // namespace goodsim::models::policy

@@ -1,0 +1,85 @@
+// The late-fragment rule of decoupled_diloco with late_fragments "wait"
+// (docs/decoupled_diloco.md, "Late fragments").
+//
+// A learner reaches the sync point of its report c of fragment p (round
+// n = (c - t_p) / H) when its schedule step reaches c + tau. If no merged
+// fragment p of round n or later has reached it by then, it holds there
+// (ElasticGroup::hold: its active chips are sync_wait) until one does, then
+// goes on (ElasticGroup::release: no pause unless its slices changed while
+// held). Never held: a learner the syncer cannot reach (it could not
+// receive), and a learner at a round merged while it could not receive it
+// (down, rejoining, parked: DecoupledDilocoSyncer::delivery).
+//
+// Stalls are predicted, not polled: per learner the gate walks its sync
+// points from its schedule step on, finds the first whose fragment is not
+// there in time (from the step clock and the broadcasts' arrival times) and
+// keeps one event: the hold at that point, or while held the release at the
+// arrival (none while the round is not merged yet: the merge re-predicts).
+// So at most one hold and one release event per learner and round.
+// With late_fragments "skip" the gate does nothing.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/policy/decoupled_diloco_config.h"
+#include "models/policy/decoupled_diloco_syncer.h"
+#include "models/run_context.h"
+
+namespace goodsim::models::policy {
+
+class DecoupledDilocoGate {
+ public:
+  using Learners = DecoupledDilocoSyncer::Learners;
+
+  // Registers its handler ("wait" only). `learners` and `syncer` must outlive
+  // the gate.
+  DecoupledDilocoGate(RunContext& ctx, const DecoupledDilocoConfig& config, Learners& learners,
+                      const DecoupledDilocoSyncer& syncer);
+
+  // Learner m changed (mode, pace, state or clock): re-predicts its stall,
+  // or, while held, its release; ends a stall someone else ended (a park, a
+  // pause, going down).
+  void update(uint32_t m);
+  // Fragment p merged a round: re-predicts the learners that wait for it.
+  void on_merged(uint32_t p);
+  // Cancels every event (the run reached its target).
+  void stop();
+
+  // Holds so far, and the time of those that ended.
+  uint64_t stalls() const { return stalls_; }
+  core::Duration stall_time() const { return stall_time_; }
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  struct Gate {
+    uint32_t fragment = kNone;  // of the predicted or held sync point
+    uint64_t round = 0;
+    uint64_t own = 0;           // own step of the sync point
+    bool held = false;
+    core::SimTime held_since;
+    core::EventId event;
+  };
+
+  void predict(uint32_t m);
+  // The first report step >= s of any fragment, and that fragment.
+  int64_t report_at_or_after(int64_t s, uint32_t& p) const;
+  void schedule(uint32_t m, core::SimTime t);
+  void on_event(uint32_t m);
+  void hold(uint32_t m);
+  void release(uint32_t m);
+  void end_stall(uint32_t m);
+  core::SimTime now() const { return ctx_.sim.now(); }
+
+  RunContext& ctx_;
+  const DecoupledDilocoConfig& config_;
+  Learners& learners_;
+  const DecoupledDilocoSyncer& syncer_;
+  core::HandlerId handler_ = 0;
+  std::vector<Gate> gates_;
+  uint64_t stalls_ = 0;
+  core::Duration stall_time_;
+  bool stopped_ = false;
+};
+
+}  // namespace goodsim::models::policy
