@@ -98,7 +98,9 @@ void check_same_sweep(const Json& stored, const Json& now, const std::filesystem
 std::string differing_keys(const Json& stored, const Json& now) {
   std::string differing;
   for (auto it = now.begin(); it != now.end(); ++it) {
-    if (it.key() == "scenario_file") continue;
+    // The resolved scenarios follow from the rest (scenario, vary, version): naming them
+    // would only repeat what differs.
+    if (it.key() == "scenario_file" || it.key() == "resolved_scenarios") continue;
     if (!stored.is_object() || !stored.contains(it.key()) ||
         Json::parse(stored[it.key()].dump()) != Json::parse(it.value().dump())) {
       differing += (differing.empty() ? "" : ", ") + it.key();
