@@ -9,6 +9,9 @@
 
 #include "models/resource_estimate.h"
 #include "models/runner.h"
+#include "cli/explain.h"
+#include "cli/replicate.h"
+#include "cli/run_progress.h"
 #include "cli/scenario_source.h"
 #include "cli/table.h"
 #include "sim/output/summary.h"
@@ -17,14 +20,6 @@
 
 namespace goodsim::cli {
 namespace {
-
-// Three significant figures in the largest fitting unit: "42.0s", "14.9h".
-std::string short_duration(double s) {
-  if (s < 60) return fmt::format("{:.3g}s", s);
-  if (s < 3600) return fmt::format("{:.3g}m", s / 60);
-  if (s < 86400) return fmt::format("{:.3g}h", s / 3600);
-  return fmt::format("{:.3g}d", s / 86400);
-}
 
 std::string comparison_table(const output::RunResult& run) {
   std::vector<std::string> header = {"policy",  "type",     "goodput", "uptime",
@@ -59,6 +54,8 @@ std::string cost_table(const output::RunResult& run) {
   return t.render();
 }
 
+}  // namespace
+
 models::ResourceLimits resolve_limits(const LimitOptions& o) {
   models::ResourceLimits limits;
   if (o.max_memory) {
@@ -78,9 +75,8 @@ models::ResourceLimits resolve_limits(const LimitOptions& o) {
   return limits;
 }
 
-}  // namespace
-
-int run_command(const RunOptions& options, std::ostream& out) {
+int run_command(const RunOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.seeds.value_or(1) > 1) return run_replications(options, out);
   const ScenarioSource src = load_scenario(options.scenario, options.sets, options.seed);
   const models::Registry registry = models::builtin_registry();
   const models::ResourceLimits limits = resolve_limits(options.limits);
@@ -95,7 +91,11 @@ int run_command(const RunOptions& options, std::ostream& out) {
   }
   std::unique_ptr<output::TraceWriter> trace;
   if (options.trace) trace = std::make_unique<output::TraceWriter>(dir / "trace.json");
-  const output::RunResult run = models::run_scenario(prepared, s.seed, events.get(), trace.get());
+  RunProgressLine progress(err, !options.quiet && RunProgressLine::stderr_is_terminal());
+  output::RunResult run =
+      models::run_scenario(prepared, s.seed, events.get(), trace.get(), progress.callback());
+  progress.clear();
+  run.sets = src.sets;
   output::write_run_outputs(run, dir);
   if (events) events->commit();
   if (trace) trace->commit();
@@ -104,6 +104,7 @@ int run_command(const RunOptions& options, std::ostream& out) {
                        run.version, run.scenario, run.seed, run.chips,
                        scenario::format_duration(s.horizon));
     out << comparison_table(run) << "\n";
+    out << why_block(output::summary_json(run), (dir / "summary.json").string()) << "\n";
     out << fmt::format("wrote {}/summary.json, {}/timeseries.csv{}{}\n", dir.string(),
                        dir.string(), events ? ", " + (dir / "events.jsonl").string() : "",
                        trace ? ", " + (dir / "trace.json").string() : "");

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "models/resource_estimate.h"
+
 namespace goodsim::cli {
 
 // --max-memory and --max-events as given (defaults: models::ResourceLimits).
@@ -27,10 +29,17 @@ struct RunOptions {
   bool trace = false;                   // also write trace.json (Perfetto / Chrome)
   bool quiet = false;                   // no table
   bool verbose = false;                 // also print each policy's events and events/s
+  std::optional<uint64_t> seeds;        // --seeds N: N replications (cli/replicate.h)
+  std::optional<unsigned> jobs;         // --jobs J: replications in parallel
   LimitOptions limits;
 };
 
-int run_command(const RunOptions& options, std::ostream& out);
+// The limits --max-memory and --max-events ask for (defaults: models::ResourceLimits).
+// Throws scenario::ScenarioError on a malformed value.
+models::ResourceLimits resolve_limits(const LimitOptions& options);
+
+// `err` gets the progress line of long runs (on a terminal only).
+int run_command(const RunOptions& options, std::ostream& out, std::ostream& err);
 // Validates each file (with the --set overrides) and prints its resource estimate; a
 // file whose estimate exceeds `limits` is an error, as it would be for run.
 int validate_command(const std::vector<std::string>& files, const std::vector<std::string>& sets,

@@ -9,6 +9,7 @@
 #include "cli/bandwidth.h"
 #include "cli/calibrate/calibrate_command.h"
 #include "cli/commands.h"
+#include "cli/explain.h"
 #include "cli/mpi/sweep_entry.h"
 #include "cli/sweep/check.h"
 #include "cli/sweep/merge.h"
@@ -47,6 +48,11 @@ void add_run(CLI::App& app, RunOptions& opt) {
   run->add_flag("--quiet,-q", opt.quiet, "Do not print the comparison table");
   run->add_flag("--verbose,-v", opt.verbose, "Also print, per policy, the events executed, the "
                                              "wall-clock time and the events per second");
+  run->add_option("--seeds", opt.seeds, "Replications: the seed and the next N-1, each written "
+                                        "to DIR/seed-<seed>/; the table shows means and 95% CIs")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--jobs,-j", opt.jobs, "With --seeds: runs in parallel (default: cores)")
+      ->check(CLI::Range(1u, goodsim::cli::sweep::kMaxJobs));
   add_limits(*run, opt.limits);
 }
 
@@ -130,6 +136,7 @@ struct Options {
   SweepOptions sweep;
   MergeOptions merge;
   CheckOptions check;
+  std::string explain;
 };
 
 int dispatch(CLI::App& app, const Options& opt) {
@@ -140,7 +147,8 @@ int dispatch(CLI::App& app, const Options& opt) {
     return goodsim::cli::sweep::merge_command(opt.merge, std::cout);
   }
   if (app.got_subcommand("check")) return goodsim::cli::sweep::check_command(opt.check, std::cout);
-  if (app.got_subcommand("run")) return goodsim::cli::run_command(opt.run, std::cout);
+  if (app.got_subcommand("run")) return goodsim::cli::run_command(opt.run, std::cout, std::cerr);
+  if (app.got_subcommand("explain")) return goodsim::cli::explain_command(opt.explain, std::cout);
   if (app.got_subcommand("bandwidth")) {
     return goodsim::cli::bandwidth_command(opt.bandwidth, std::cout);
   }
@@ -173,6 +181,10 @@ int main(int argc, char** argv) {
   add_bandwidth(app, opt.bandwidth);
   goodsim::cli::calibrate::add_calibrate(app, opt.calibrate);
   app.add_subcommand("list-models", "List every built-in model with its parameters");
+  app.add_subcommand("explain", "Explain a run's figures from its summary.json: dominant "
+                                "badput, slices down, spares, checkpoints, outages, warnings")
+      ->add_option("run", opt.explain, "Run directory (holding summary.json) or a summary.json")
+      ->required();
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);

@@ -1,5 +1,7 @@
 #include "cli/table.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "sim/core/check.h"
@@ -29,6 +31,13 @@ std::string Table::render() const {
   std::string out = line(header_);
   for (const auto& row : rows_) out += line(row);
   return out;
+}
+
+std::string short_duration(double s) {
+  if (s < 60) return fmt::format("{:.3g}s", s);
+  if (s < 3600) return fmt::format("{:.3g}m", s / 60);
+  if (s < 86400) return fmt::format("{:.3g}h", s / 3600);
+  return fmt::format("{:.3g}d", s / 86400);
 }
 
 }  // namespace goodsim::cli

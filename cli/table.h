@@ -19,4 +19,7 @@ class Table {
   std::vector<std::vector<std::string>> rows_;
 };
 
+// Three significant figures in the largest fitting unit: "42.0s", "14.9h", "3.2d".
+std::string short_duration(double seconds);
+
 }  // namespace goodsim::cli

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "models/loss_tracker.h"
+#include "models/slice_down_tracker.h"
 #include "models/policy/layer_step_model.h"
 #include "sim/cluster/cluster_state.h"
 #include "sim/core/simulation.h"
@@ -56,7 +57,8 @@ std::vector<Prepared> prepare_streams(const scenario::Scenario& s,
   std::set<std::string> names;
   for (const scenario::ModelEntry& e : entries) {
     ObjectReader r(e.json, e.path, s.file);
-    const std::string index = "." + e.path.substr(e.path.rfind('.') + 1);
+    r.log_defaults_to(s.defaults);
+    const std::string index = fmt::format(".{}", e.path.substr(e.path.rfind('.') + 1));
     const EntryHead head = read_head(r, kind, registry, index, names);
     auto make = parse(*head.info, r, ctx);
     r.finish();
@@ -71,6 +73,7 @@ std::vector<PreparedPolicy> prepare_policies(const scenario::Scenario& s, const 
   std::set<std::string> names;
   for (const scenario::ModelEntry& e : s.policies) {
     ObjectReader r(e.json, e.path, s.file);
+    r.log_defaults_to(s.defaults);
     const EntryHead head = read_head(r, ModelKind::kPolicy, registry, "", names);
     PolicyMaker make = head.info->parse_policy(r, ctx);
     r.finish();
@@ -154,11 +157,22 @@ output::TimeseriesRow sample_row(const policy::Policy& p, const cluster::Cluster
   return row;
 }
 
+// ETTR: productive chip-time over the job slices' chip-time (docs/metrics.md). Spares are
+// not the job's: every policy computes on at most slices - spare_slices slices at once.
+double ettr(double productive, const cluster::Layout& layout, core::Duration span) {
+  const uint64_t job_chips =
+      uint64_t{layout.slices() - layout.spare_slices()} * layout.chips_per_slice();
+  const double job_seconds = static_cast<double>(job_chips) * span.seconds_f();
+  return job_seconds > 0 ? std::min(1.0, productive / job_seconds) : 0.0;
+}
+
 void fill_result(output::PolicyResult& r, const policy::Policy& p, const core::Simulation& sim,
-                 core::Duration horizon) {
+                 const cluster::Layout& layout, core::Duration horizon) {
   const policy::ChipTimeLedger& ledger = p.ledger();
   const double chip_seconds = static_cast<double>(ledger.chips()) * horizon.seconds_f();
-  r.goodput = std::min(1.0, ledger.chip_seconds(policy::Category::kProductive) / chip_seconds);
+  const double productive = ledger.chip_seconds(policy::Category::kProductive);
+  r.goodput = std::min(1.0, productive / chip_seconds);
+  r.ettr = ettr(productive, layout, horizon);
   r.downtime_s = p.outages().downtime().seconds_f();
   r.uptime = 1.0 - r.downtime_s / horizon.seconds_f();
   r.outages = p.outages().outages();
@@ -199,12 +213,15 @@ PreparedScenario prepare(const nlohmann::json& doc, const std::string& file,
   std::optional<loss::LossConfig> loss;
   if (s.loss) {
     ObjectReader r(s.loss->json, "loss", s.file);
+    r.log_defaults_to(s.defaults);
     loss = loss::LossConfig::from_json(r);
     r.finish();
   }
+  nlohmann::json resolved = scenario::with_defaults(doc, *s.defaults);
   return PreparedScenario{std::move(s),        std::move(layout),     std::move(network),
                           std::move(failures), std::move(stragglers), std::move(policies),
-                          std::move(chaos),    std::move(loss)};
+                          std::move(chaos),    std::move(loss),       UINT64_MAX,
+                          std::move(resolved)};
 }
 
 namespace {
@@ -243,6 +260,26 @@ void trace_counters(const RunContext& ctx, const output::TimeseriesRow& row) {
   ctx.trace->counter(ctx.trace_pid, "goodput (cumulative)", t, row.goodput);
 }
 
+// Runs to the horizon; with a progress callback, in kProgressSlices slices of simulated
+// time, calling it after each. run_until(a) then run_until(b) executes exactly the events
+// run_until(b) would (events at a included in the first), so results do not change.
+constexpr int64_t kProgressSlices = 1000;
+
+void run_in_slices(core::Simulation& sim, core::SimTime horizon, const std::string& policy,
+                   const RunProgress& progress) {
+  if (!progress) return sim.run_until(horizon);
+  const int64_t span = horizon.ns();
+  for (int64_t k = 1; k <= kProgressSlices; ++k) {
+    // span x k / kProgressSlices without overflow.
+    const auto until = core::SimTime::from_ns(span / kProgressSlices * k +
+                                              span % kProgressSlices * k / kProgressSlices);
+    if (until < sim.now()) continue;
+    sim.run_until(until);
+    if (sim.stopped() || sim.event_limit_reached()) return;
+    progress(policy, until.seconds_f(), horizon.seconds_f(), sim.events_executed());
+  }
+}
+
 [[noreturn]] void throw_event_limit(const PreparedScenario& prepared, const PreparedPolicy& pp,
                                     const core::Simulation& sim) {
   const scenario::Scenario& s = prepared.scenario;
@@ -258,7 +295,8 @@ void trace_counters(const RunContext& ctx, const output::TimeseriesRow& row) {
 }  // namespace
 
 output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, uint64_t seed,
-                                output::EventLog* events, output::TraceWriter* trace) {
+                                output::EventLog* events, output::TraceWriter* trace,
+                                const RunProgress& progress) {
   const PreparedPolicy& pp = prepared.policies.at(index);
   core::Simulation sim(seed);
   cluster::ClusterState cluster(prepared.layout);
@@ -275,6 +313,8 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
   if (!job.layer_params.empty()) ctx.layer_model = &layers.emplace(job.layer_params, job.step_time);
   FailureCounter counter;
   cluster.add_observer(&counter);
+  SliceDownTracker down_slices(prepared.layout.spare_slices(), cluster.down_slices());
+  cluster.add_observer(&down_slices);
   std::optional<TraceCluster> traced;
   if (trace != nullptr) cluster.add_observer(&traced.emplace(ctx));
   std::unique_ptr<policy::Policy> policy = pp.make();
@@ -306,7 +346,7 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
   const core::SimTime horizon = core::SimTime::zero() + prepared.scenario.horizon;
   schedule_samples(sim, sampler, horizon, prepared.scenario.outputs.sample_interval);
   sim.set_event_limit(prepared.max_events);
-  sim.run_until(horizon);
+  run_in_slices(sim, horizon, pp.name, progress);
   if (sim.event_limit_reached()) throw_event_limit(prepared, pp, sim);
   // A policy that reached its target stopped the run early: its books close then.
   const core::SimTime end = sim.now();
@@ -318,7 +358,12 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
   if (trace != nullptr) trace->close_process(ctx.trace_pid, end);
   policy->ledger().check_invariant();
   GOODSIM_CHECK(policy->ledger().last_advance() == end);
-  fill_result(result, *policy, sim, end.since_start());
+  fill_result(result, *policy, sim, prepared.layout, end.since_start());
+  policy->describe(result.diagnostics, end);
+  down_slices.fill(result.diagnostics, end);
+  result.diagnostics.end_s = end.seconds_f();
+  result.diagnostics.job_slices = prepared.layout.slices() - prepared.layout.spare_slices();
+  result.learners = policy->learner_results(end);
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   result.failures = counter.count();
   result.failure_causes = counter.by_cause(cluster);
@@ -337,16 +382,19 @@ output::RunResult run_header(const PreparedScenario& prepared, uint64_t seed) {
   run.scenario = prepared.scenario.name;
   run.seed = seed;
   run.version = core::kVersion;
+  run.resolved = prepared.resolved;
+  if (run.resolved.is_object()) run.resolved["seed"] = seed;
   run.horizon_s = prepared.scenario.horizon.seconds_f();
   run.chips = prepared.layout.chips();
   return run;
 }
 
 output::RunResult run_scenario(const PreparedScenario& prepared, uint64_t seed,
-                               output::EventLog* events, output::TraceWriter* trace) {
+                               output::EventLog* events, output::TraceWriter* trace,
+                               const RunProgress& progress) {
   output::RunResult run = run_header(prepared, seed);
   for (size_t i = 0; i < prepared.policies.size(); ++i) {
-    run.policies.push_back(run_policy(prepared, i, seed, events, trace));
+    run.policies.push_back(run_policy(prepared, i, seed, events, trace, progress));
   }
   return run;
 }

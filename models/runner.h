@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,9 @@ struct PreparedScenario {
   // Events one policy run may execute before it is stopped with a ScenarioError: the guard
   // behind the estimate of models/resource_estimate.h. Default: no limit.
   uint64_t max_events = UINT64_MAX;
+  // The scenario document with every default the readers applied filled in: reading it
+  // again gives the same scenario (summary.json "resolved_scenario").
+  nlohmann::json resolved;
 };
 
 // Validates a scenario document (overrides already applied) against the
@@ -57,13 +61,21 @@ struct PreparedScenario {
 PreparedScenario prepare(const nlohmann::json& doc, const std::string& file,
                          const Registry& registry);
 
+// Told, between slices of a run, how far it got: the policy's name, the simulated
+// seconds reached, the horizon in seconds and the events executed so far. Slicing a run
+// executes exactly the same events in the same order (no event is added), so a run with
+// a progress callback has the fingerprint it has without one.
+using RunProgress =
+    std::function<void(const std::string& policy, double sim_s, double horizon_s, uint64_t events)>;
+
 // Simulates policy `index` of `prepared` up to the horizon with `seed`. Throws
 // ScenarioError when the run reaches prepared.max_events.
 // `events` and `trace` may be null. Runs of one PreparedScenario may execute
 // concurrently on different threads (each copies what it mutates), but a
 // log or trace must not be shared between threads.
 output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, uint64_t seed,
-                                output::EventLog* events, output::TraceWriter* trace = nullptr);
+                                output::EventLog* events, output::TraceWriter* trace = nullptr,
+                                const RunProgress& progress = nullptr);
 
 // The run-level fields of a result (scenario, seed, version, horizon, chips)
 // with no policies yet; run_scenario() appends one PolicyResult per policy.
@@ -71,6 +83,7 @@ output::RunResult run_header(const PreparedScenario& prepared, uint64_t seed);
 
 // Simulates every policy, in order.
 output::RunResult run_scenario(const PreparedScenario& prepared, uint64_t seed,
-                               output::EventLog* events, output::TraceWriter* trace = nullptr);
+                               output::EventLog* events, output::TraceWriter* trace = nullptr,
+                               const RunProgress& progress = nullptr);
 
 }  // namespace goodsim::models

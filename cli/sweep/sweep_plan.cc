@@ -52,15 +52,26 @@ SweepTable make_table(const Grid& grid, const std::vector<models::PreparedScenar
   return t;
 }
 
-Json definition_json(const Json& base, const std::string& label, const Grid& grid,
-                     const Replication& r, const std::optional<Shard>& shard) {
+// The resolved scenario of each grid point (defaults filled in, the point's values applied).
+Json resolved_points(const std::vector<models::PreparedScenario>& points) {
+  Json out = Json::array();
+  for (const models::PreparedScenario& p : points) out.push_back(p.resolved);
+  return out;
+}
+
+Json definition_json(const ScenarioSource& src, const Grid& grid, const Replication& r,
+                     const std::optional<Shard>& shard,
+                     const std::vector<models::PreparedScenario>& points) {
   Json vary = Json::array();
   for (const Axis& a : grid.axes())
     vary.push_back({{"path", a.path}, {"spec", a.spec}, {"values", a.values}});
-  Json def = {{"format", "goodsim-sweep/1"},
+  Json def = {{"format", "goodsim-sweep/2"},
           {"version", core::kVersion},
-          {"scenario_file", label},
-          {"scenario", base},
+          {"goodsim_version", core::kVersion},
+          {"scenario_file", src.label},
+          {"sets", src.sets},
+          {"scenario", src.doc},
+          {"resolved_scenarios", resolved_points(points)},
           {"vary", vary},
           {"first_seed", r.first_seed},
           {"seeds", r.initial},
@@ -87,7 +98,9 @@ void check_same_sweep(const Json& stored, const Json& now, const std::filesystem
 std::string differing_keys(const Json& stored, const Json& now) {
   std::string differing;
   for (auto it = now.begin(); it != now.end(); ++it) {
-    if (it.key() == "scenario_file") continue;
+    // The resolved scenarios follow from the rest (scenario, vary, version): naming them
+    // would only repeat what differs.
+    if (it.key() == "scenario_file" || it.key() == "resolved_scenarios") continue;
     if (!stored.is_object() || !stored.contains(it.key()) ||
         Json::parse(stored[it.key()].dump()) != Json::parse(it.value().dump())) {
       differing += (differing.empty() ? "" : ", ") + it.key();
@@ -120,7 +133,7 @@ SweepPlan make_plan(const ScenarioSource& src, const SweepOptions& options,
   std::filesystem::path dir =
       options.out_dir ? *options.out_dir : "out/" + first.scenario.name + suffix;
   SweepTable table = make_table(grid, points);
-  Json def = definition_json(src.doc, src.label, grid, rep, shard);
+  Json def = definition_json(src, grid, rep, shard, points);
   return SweepPlan{src.label,          std::move(grid), std::move(points), std::move(table),
                    std::move(rep), std::move(dir),  shard,              std::move(def)};
 }

@@ -107,6 +107,7 @@ ChaosTimeline parse_chaos(const scenario::Scenario& s, const cluster::Layout& la
   timeline.file = s.file ? *s.file : "";
   for (const scenario::ModelEntry& entry : s.chaos) {
     ObjectReader r(entry.json, entry.path, s.file);
+    r.log_defaults_to(s.defaults);
     timeline.events.push_back(read_event(r, layout, s.horizon));
     r.finish();
   }

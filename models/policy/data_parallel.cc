@@ -89,6 +89,7 @@ const char* DataParallel::state_name(State s) {
 
 void DataParallel::enter(State s) {
   state_ = s;
+  state_times_.enter(static_cast<size_t>(s), now());
   ctx_->trace_state(trace_track_, state_name(s));
   if (s == State::kCheckpoint) {
     outages_.set_checkpointing(now());
@@ -108,6 +109,7 @@ void DataParallel::schedule_step_events() {
   ctx_->sim.cancel(due_event_);
   ctx_->sim.cancel(target_event_);
   if (const uint64_t every = checkpoint_every_steps(); every > 0) {
+    interval_steps_ = every;
     if (auto t = clock_.time_of_step(now(), committed_.steps + every)) {
       due_event_ = ctx_->sim.schedule_at(*t, core::kBandPolicy, h_due_);
     }
@@ -274,6 +276,7 @@ void DataParallel::on_checkpoint_written() {
   } else {
     committed_ = *in_flight_;
     in_flight_.reset();
+    ++checkpoints_;
     ctx_->log("checkpoint", {{"steps", committed_.steps}});
     report_to_loss(committed_.steps);
   }
@@ -283,6 +286,7 @@ void DataParallel::on_checkpoint_written() {
 void DataParallel::on_async_committed() {
   committed_ = *in_flight_;
   in_flight_.reset();
+  ++checkpoints_;
   report_to_loss(committed_.steps);
   ctx_->log("checkpoint", {{"steps", committed_.steps}});
   if (state_ == State::kRunning) schedule_step_events();
@@ -294,6 +298,20 @@ void DataParallel::on_target() {
   ctx_->log("target_reached", {{"steps", clock_.steps(now())}});
   enter(State::kDone);
   ctx_->sim.request_stop();
+}
+
+void DataParallel::describe(output::Diagnostics& d, core::SimTime end) const {
+  static constexpr const char* kRules[] = {"perfect", "none", "fixed", "young", "daly"};
+  d.checkpoint_rule = kRules[static_cast<size_t>(config_.checkpoint.interval)];
+  if (interval_steps_ > 0) {
+    d.checkpoint_interval_s =
+        static_cast<double>(interval_steps_) * ctx_->job.step_time.seconds_f();
+  }
+  d.checkpoints = checkpoints_;
+  for (size_t s = 0; s < kStateCount; ++s) {
+    d.time_by_state.emplace_back(state_name(static_cast<State>(s)),
+                                 state_times_.time(s, end).seconds_f());
+  }
 }
 
 uint64_t DataParallel::checkpoint_every_steps() const {

@@ -38,6 +38,7 @@
 #include <optional>
 
 #include "models/policy/checkpoint_config.h"
+#include "models/policy/mode_times.h"
 #include "models/policy/policy_base.h"
 #include "models/policy/slice_pool.h"
 #include "models/policy/step_clock.h"
@@ -75,9 +76,11 @@ class DataParallel : public PolicyBase {
   void on_slowdown_change(const cluster::SlowdownChange& change) override;
   void flush_loss(core::SimTime now) override;
   void on_network_change() override;
+  void describe(output::Diagnostics& d, core::SimTime end) const override;
 
  private:
   enum class State { kRunning, kCheckpoint, kWaiting, kRestarting, kDone };
+  static constexpr size_t kStateCount = 5;
   struct Snapshot {
     uint64_t steps = 0;
     ChipNanos productive = 0;
@@ -123,6 +126,9 @@ class DataParallel : public PolicyBase {
   core::SimTime restart_end_;       // when the restart under way ends
   uint32_t trace_track_ = 0;
   uint64_t interruptions_ = 0;
+  ModeTimes<kStateCount> state_times_;  // time in each State
+  uint64_t interval_steps_ = 0;         // checkpoint interval last scheduled, in steps
+  uint64_t checkpoints_ = 0;            // checkpoints committed
   uint64_t loss_reported_steps_ = 0;  // steps reported to ctx.loss
   uint64_t target_steps_ = 0;  // 0: no target
   core::HandlerId h_restart_ = 0, h_swap_ = 0, h_due_ = 0, h_written_ = 0, h_commit_ = 0,

@@ -85,6 +85,9 @@ class DecoupledDiloco : public PolicyBase {
   }
   // REQUIRES: k < learner_count(); start() has run.
   const DecoupledDilocoLearner& learner(uint32_t k) const { return *learners_.at(k); }
+  // Results (decoupled_diloco_results.cc).
+  std::vector<output::LearnerResult> learner_results(core::SimTime end) const override;
+  void describe(output::Diagnostics& d, core::SimTime end) const override;
 
  private:
   void create_learners();

@@ -1,4 +1,5 @@
 #include "models/policy/diloco.h"
+#include "models/policy/learner_results.h"
 
 #include "models/loss_tracker.h"
 
@@ -59,6 +60,7 @@ void Diloco::start(RunContext& ctx) {
   }
   for (Learner& lr : learners_) {
     lr.group->start();
+    lr.logged_slices = lr.group->active_slices();
     lr.down = !up(lr);
     lr.dirty = true;
   }
@@ -93,6 +95,7 @@ void Diloco::on_slowdown_change(const cluster::SlowdownChange& change) {
 
 void Diloco::on_group_change(uint32_t k) {
   learners_[k].dirty = true;
+  log_resize(*ctx_, *learners_[k].group, learners_[k].logged_slices, k);
   drain();
 }
 
@@ -443,6 +446,22 @@ void Diloco::finish(core::SimTime end) {
                              {"comm_wait_s", stats_.comm_wait.seconds_f()},
                              {"rollbacks", stats_.rollbacks}, {"drops", stats_.drops},
                              {"pulls", stats_.pulls}, {"late_syncs", stats_.late_syncs}});
+}
+
+std::vector<output::LearnerResult> Diloco::learner_results(core::SimTime end) const {
+  std::vector<output::LearnerResult> out;
+  for (uint32_t k = 0; k < learners_.size(); ++k) {
+    const Learner& lr = learners_[k];
+    output::LearnerResult r = group_learner_result(*lr.group, k, end);
+    const double capacity = static_cast<double>(r.chips) * end.seconds_f();
+    r.goodput = capacity > 0
+                    ? std::min(1.0, lr.ledger.chip_seconds(Category::kProductive) / capacity)
+                    : 0.0;
+    r.steps = learner_step(k, end);
+    r.tokens = lr.group->tokens(end);
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 uint64_t Diloco::learner_step(uint32_t k, core::SimTime t) const {

@@ -92,6 +92,7 @@ class Diloco : public PolicyBase {
   bool slice_running(cluster::SliceId s) const override;
   void on_cluster_change(const cluster::ClusterChange& change) override;
   void on_slowdown_change(const cluster::SlowdownChange& change) override;
+  std::vector<output::LearnerResult> learner_results(core::SimTime end) const override;
 
   const DilocoStats& stats() const { return stats_; }
   // Learner k's group and global inner step. REQUIRES: k < learner_count().
@@ -115,6 +116,7 @@ class Diloco : public PolicyBase {
     double base_tokens = 0;   //   when it last held the global model
     ChipNanos base_productive = 0;
     ChipNanos lost_moved = 0;  // group lost_work already booked
+    uint32_t logged_slices = 0;  // active slices last logged ("resize" events)
     core::EventId arrival;
   };
 

@@ -2,6 +2,7 @@
 
 #include "models/enum_choice.h"
 #include "models/loss_tracker.h"
+#include "models/policy/learner_results.h"
 
 #include <algorithm>
 #include <cmath>
@@ -114,6 +115,7 @@ void ElasticDataParallel::start(RunContext& ctx) {
   if (ctx.loss != nullptr) ctx.loss->start({ctx.job.params, ctx.job.tokens_per_step, 1, 0, 1});
   schedule_windows();
   group_->start();
+  logged_slices_ = group_->active_slices();
   outages_.start(group_->mode() == ElasticGroup::Mode::kRunning, ctx.sim.now());
   ctx.sim.schedule_in(config_.checkpoint_interval, core::kBandPolicy, h_checkpoint_);
   refresh_split();
@@ -152,6 +154,7 @@ void ElasticDataParallel::on_group_change() {
     ctx_->log("fallback_restart", {{"to_step", checkpoint_.steps}});
   }
   was_down_ = down;
+  log_resize(*ctx_, *group_, logged_slices_);
   outages_.set_training(group_->mode() == ElasticGroup::Mode::kRunning, now);
   refresh_split();
   schedule_target();
@@ -193,6 +196,7 @@ void ElasticDataParallel::on_checkpoint() {
   if (group_->mode() == ElasticGroup::Mode::kRunning) {
     ledger_.advance(now);
     checkpoint_ = {group_->steps(now), group_->tokens(now), ledger_.total(Category::kProductive)};
+    ++checkpoints_;
     report_to_loss(checkpoint_.steps, checkpoint_.tokens);
   }
   ctx_->sim.schedule_in(config_.checkpoint_interval, core::kBandPolicy, h_checkpoint_);
@@ -262,6 +266,13 @@ void ElasticDataParallel::finish(core::SimTime end) {
   report_to_loss(group_->steps(end), group_->tokens(end));
   ledger_.advance(end);
   outages_.finish(end);
+}
+
+void ElasticDataParallel::describe(output::Diagnostics& d, core::SimTime end) const {
+  d.checkpoint_rule = "fixed";
+  d.checkpoint_interval_s = config_.checkpoint_interval.seconds_f();
+  d.checkpoints = checkpoints_;
+  d.time_by_state = group_time_by_mode(*group_, end);
 }
 
 Progress ElasticDataParallel::progress(core::SimTime now) const {

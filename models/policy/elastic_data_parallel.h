@@ -69,6 +69,7 @@ class ElasticDataParallel : public PolicyBase {
   // A partition changes the group's WAN cost exactly like a slowdown changes
   // its compute: the group re-paces from now.
   void on_network_change() override { repace(); }
+  void describe(output::Diagnostics& d, core::SimTime end) const override;
 
  private:
   struct Checkpoint {
@@ -94,6 +95,8 @@ class ElasticDataParallel : public PolicyBase {
   Checkpoint loss_reported_;  // progress reported to ctx.loss
   ChipNanos lost_moved_ = 0;  // group lost work already moved in the ledger
   bool was_down_ = false;
+  uint32_t logged_slices_ = 0;  // active slices last logged ("resize" events)
+  uint64_t checkpoints_ = 0;
   bool done_ = false;
   core::HandlerId h_checkpoint_ = 0, h_target_ = 0, h_window_ = 0;
   core::EventId target_event_;

@@ -40,6 +40,7 @@ const char* ElasticGroup::mode_name(Mode m) {
 
 void ElasticGroup::set_mode(Mode m) {
   mode_ = m;
+  mode_times_.enter(static_cast<size_t>(m), now());
   ctx_.trace_state(trace_track_, mode_name(m));
 }
 

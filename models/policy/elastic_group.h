@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "models/policy/chip_time_ledger.h"
+#include "models/policy/mode_times.h"
 #include "models/policy/slice_range_health.h"
 #include "models/policy/step_clock.h"
 #include "models/run_context.h"
@@ -66,6 +67,7 @@ struct ElasticSpec {
 class ElasticGroup {
  public:
   enum class Mode { kRunning, kReconfiguring, kHeld, kDown };
+  static constexpr size_t kModeCount = 4;
   using Listener = std::function<void(ElasticGroup&)>;
 
   // REQUIRES: first < end <= slices; spec.min_slices >= 1. Registers its
@@ -126,6 +128,10 @@ class ElasticGroup {
   const StepClock& clock() const { return clock_; }
   // Adds this group's chips (all of its range) to a ledger split.
   void add_split(ChipTimeLedger::Split& split) const;
+  // Time in each mode and entries into each, indexed by Mode (per-learner results).
+  const ModeTimes<kModeCount>& mode_times() const { return mode_times_; }
+  // The mode's name on the timeline and in results: "training", "reconfigure", ...
+  static const char* name_of(Mode m) { return mode_name(m); }
 
  private:
   static const char* mode_name(Mode m);
@@ -173,6 +179,7 @@ class ElasticGroup {
   double tokens_done_ = 0;     // tokens of closed running segments
   uint64_t steps_at_segment_ = 0;
   ChipNanos lost_ = 0;
+  ModeTimes<kModeCount> mode_times_;
 };
 
 }  // namespace goodsim::models::policy

@@ -13,6 +13,7 @@
 #include "models/policy/outage_tracker.h"
 #include "models/run_context.h"
 #include "sim/cluster/cluster_state.h"
+#include "sim/output/run_result.h"
 
 namespace goodsim::models::policy {
 
@@ -49,6 +50,18 @@ class Policy : public cluster::ClusterObserver, public SliceUse {
   bool slice_running(cluster::SliceId) const override { return true; }
   virtual const ChipTimeLedger& ledger() const = 0;
   virtual const OutageTracker& outages() const = 0;
+  // What the policy knows that explains its figures (checkpoint rule and interval, time by
+  // state, ...); the runner fills the cluster's part. REQUIRES: finish(end) has run.
+  virtual void describe(output::Diagnostics& d, core::SimTime end) const {
+    static_cast<void>(d);
+    static_cast<void>(end);
+  }
+  // One result per learner for multi-learner policies; empty otherwise.
+  // REQUIRES: finish(end) has run.
+  virtual std::vector<output::LearnerResult> learner_results(core::SimTime end) const {
+    static_cast<void>(end);
+    return {};
+  }
 };
 
 }  // namespace goodsim::models::policy

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace goodsim::output {
 
 // One sample of one policy. Cumulative figures are from t = 0 to time_s.
@@ -24,10 +26,41 @@ struct TimeseriesRow {
   std::optional<double> loss;   // surrogate loss, when a loss model runs
 };
 
+// One learner of a multi-learner policy (summary.json "learners"; docs/outputs.md).
+struct LearnerResult {
+  uint32_t index = 0;
+  uint64_t chips = 0;           // chips of its slices
+  double goodput = 0;           // tokens kept / tokens its slices compute at base pace in `end`
+  // Seconds in each mode of its group ("training", "reconfigure", "waiting", "down").
+  std::vector<std::pair<std::string, double>> time_by_mode;
+  uint64_t steps = 0;           // its own inner steps
+  double tokens = 0;            // tokens it computed and kept
+  uint64_t rejoins = 0;         // times it came back after being down
+  std::optional<double> mean_staleness;  // inner steps; null where the policy does not track it
+};
+
+// What explains a policy's figures (summary.json "diagnostics"; goodsim explain).
+struct Diagnostics {
+  double end_s = 0;             // the run's end: the horizon, or when the target was reached
+  uint32_t job_slices = 0;      // slices - spare_slices
+  uint32_t spare_slices = 0;
+  double slices_down_mean = 0;  // time-weighted mean of slices with a chip down
+  uint32_t slices_down_max = 0;
+  // Time with more slices down than spares: a fixed-size job cannot have a full set.
+  double spares_exhausted_s = 0;
+  std::string checkpoint_rule;  // "perfect", "none", "fixed", "young", "daly"; empty: n/a
+  std::optional<double> checkpoint_interval_s;  // compute time between checkpoints, last used
+  uint64_t checkpoints = 0;     // checkpoints committed
+  // Seconds of the whole job in each of its states (single-job policies).
+  std::vector<std::pair<std::string, double>> time_by_state;
+  std::optional<double> mean_staleness;  // decoupled_diloco: mean over merged contributions
+};
+
 struct PolicyResult {
   std::string name;
   std::string type;
   double goodput = 0;
+  double ettr = 0;  // productive / (job chips x end): docs/metrics.md
   double uptime = 0;
   double downtime_s = 0;
   uint64_t outages = 0;          // stops caused by a failure or a recovery
@@ -44,6 +77,8 @@ struct PolicyResult {
   std::optional<double> final_loss;
   std::optional<double> time_to_target_s;
   uint64_t fingerprint = 0;
+  Diagnostics diagnostics;
+  std::vector<LearnerResult> learners;  // multi-learner policies only
   uint64_t events = 0;  // events the engine executed (not in summary.json)
   double wall_s = 0;    // wall-clock seconds the simulation took (not in summary.json)
   std::vector<TimeseriesRow> series;
@@ -53,6 +88,8 @@ struct RunResult {
   std::string scenario;
   uint64_t seed = 0;
   std::string version;
+  std::vector<std::string> sets;  // the --set assignments, in order
+  nlohmann::json resolved;        // the scenario with every default filled in (null: unknown)
   double horizon_s = 0;
   uint64_t chips = 0;
   std::vector<PolicyResult> policies;

@@ -11,14 +11,48 @@ using Json = nlohmann::ordered_json;
 
 Json optional_number(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
 
+Json named_seconds(const std::vector<std::pair<std::string, double>>& v) {
+  Json out = Json::object();
+  for (const auto& [name, seconds] : v) out[name] = seconds;
+  return out;
+}
+
+Json diagnostics_json(const Diagnostics& d) {
+  return {{"end_s", d.end_s},
+          {"job_slices", d.job_slices},
+          {"spare_slices", d.spare_slices},
+          {"slices_down_mean", d.slices_down_mean},
+          {"slices_down_max", d.slices_down_max},
+          {"spares_exhausted_s", d.spares_exhausted_s},
+          {"checkpoint_rule", d.checkpoint_rule.empty() ? Json(nullptr) : Json(d.checkpoint_rule)},
+          {"checkpoint_interval_s", optional_number(d.checkpoint_interval_s)},
+          {"checkpoints", d.checkpoints},
+          {"time_by_state_s", named_seconds(d.time_by_state)},
+          {"mean_staleness", optional_number(d.mean_staleness)}};
+}
+
+Json learner_json(const LearnerResult& l) {
+  return {{"index", l.index},
+          {"chips", l.chips},
+          {"goodput", l.goodput},
+          {"time_by_mode_s", named_seconds(l.time_by_mode)},
+          {"steps", l.steps},
+          {"tokens", l.tokens},
+          {"rejoins", l.rejoins},
+          {"mean_staleness", optional_number(l.mean_staleness)}};
+}
+
 Json policy_json(const PolicyResult& p) {
   Json badput = Json::object();
   for (const auto& [category, chip_seconds] : p.badput) badput[category] = chip_seconds;
   Json causes = Json::object();
   for (const auto& [cause, count] : p.failure_causes) causes[cause] = count;
+  Json learners = Json::array();
+  for (const LearnerResult& l : p.learners) learners.push_back(learner_json(l));
   return {{"name", p.name},
           {"type", p.type},
           {"goodput", p.goodput},
+          {"ettr", p.ettr},
           {"uptime", p.uptime},
           {"downtime_s", p.downtime_s},
           {"outages", p.outages},
@@ -32,7 +66,9 @@ Json policy_json(const PolicyResult& p) {
           {"badput", std::move(badput)},
           {"final_loss", optional_number(p.final_loss)},
           {"time_to_target_s", optional_number(p.time_to_target_s)},
-          {"fingerprint", fmt::format("{:016x}", p.fingerprint)}};
+          {"fingerprint", fmt::format("{:016x}", p.fingerprint)},
+          {"diagnostics", diagnostics_json(p.diagnostics)},
+          {"learners", std::move(learners)}};
 }
 
 }  // namespace
@@ -40,8 +76,16 @@ Json policy_json(const PolicyResult& p) {
 nlohmann::ordered_json summary_json(const RunResult& run) {
   Json policies = Json::array();
   for (const PolicyResult& p : run.policies) policies.push_back(policy_json(p));
-  return {{"scenario", run.scenario}, {"seed", run.seed},       {"version", run.version},
-          {"horizon_s", run.horizon_s}, {"chips", run.chips}, {"policies", std::move(policies)}};
+  return {{"format", kSummaryFormat},
+          {"scenario", run.scenario},
+          {"seed", run.seed},
+          {"version", run.version},
+          {"goodsim_version", run.version},
+          {"horizon_s", run.horizon_s},
+          {"chips", run.chips},
+          {"sets", run.sets},
+          {"policies", std::move(policies)},
+          {"resolved_scenario", run.resolved}};
 }
 
 std::string timeseries_csv(const RunResult& run) {

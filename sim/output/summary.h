@@ -10,11 +10,17 @@
 
 namespace goodsim::output {
 
-// The summary document: { "scenario", "seed", "version", "horizon_s", "chips",
-// "policies": [ { "name", "type", "goodput", "uptime", "downtime_s", "outages",
-// "longest_outage_s", "failures", "failure_causes", "tokens", "steps",
-// "badput": {category: chip_seconds}, "final_loss", "time_to_target_s" (null if
-// not reached), "fingerprint" } ] }, keys in this order.
+// The schema version of summary.json ("format"); bumped when a field changes meaning or
+// goes away (new fields do not bump it).
+inline constexpr const char* kSummaryFormat = "goodsim-summary/1";
+
+// The summary document, every field documented in docs/outputs.md: { "format",
+// "scenario", "seed", "version", "goodsim_version", "horizon_s", "chips", "sets",
+// "policies": [ { "name", "type", "goodput", "ettr", "uptime", "downtime_s", "outages",
+// "longest_outage_s", "checkpoint_pauses", "checkpoint_pause_s", "failures",
+// "failure_causes", "tokens", "steps", "badput": {category: chip_seconds}, "final_loss",
+// "time_to_target_s" (null if not reached), "fingerprint", "diagnostics", "learners" } ],
+// "resolved_scenario" }, keys in this order.
 nlohmann::ordered_json summary_json(const RunResult& run);
 // One row per policy per sample; header:
 // policy,time_s,healthy_chips,active_chips,training,steps,tokens,goodput,downtime_s,loss

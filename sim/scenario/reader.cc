@@ -1,6 +1,7 @@
 #include "sim/scenario/reader.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -67,6 +68,20 @@ const json& empty_object() {
   return kEmpty;
 }
 
+// A default as JSON the reader reads back to exactly the same value: numbers as
+// numbers, durations as a whole count of their largest exact unit ("30m", "1500ms").
+json default_json(double v) { return v; }
+json default_json(int64_t v) { return v; }
+json default_json(core::Duration d) {
+  static constexpr std::array<std::pair<int64_t, const char*>, 6> kUnits = {{
+      {86'400'000'000'000, "d"}, {3'600'000'000'000, "h"}, {60'000'000'000, "m"},
+      {1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "us"}}};
+  for (const auto& [ns, unit] : kUnits) {
+    if (d.ns() % ns == 0) return fmt::format("{}{}", d.ns() / ns, unit);
+  }
+  return fmt::format("{}ns", d.ns());
+}
+
 std::string in_quotes(std::string_view s) { return fmt::format("\"{}\"", s); }
 
 std::string quoted_list(const std::vector<std::string>& items) {
@@ -109,6 +124,7 @@ struct ObjectReader::State {
   std::map<std::string, size_t, std::less<>> child_index;  // path -> position in children
   std::string doc_path;  // path with list indices as "*": docs describe parameters, not elements
   std::shared_ptr<DocSink> docs;
+  std::shared_ptr<DefaultLog> defaults;  // null: defaults are not logged
 };
 
 ObjectReader::ObjectReader(std::shared_ptr<State> state) : state_(std::move(state)) {}
@@ -138,7 +154,10 @@ std::optional<T> ObjectReader::get(std::string_view key, const Quantity<T>& q, N
           range_text(q, min, max, q.natural_min, q.natural_max)});
   const json* value = lookup(key);
   if (value == nullptr) {
-    if (need == Need::kDefault) return def;
+    if (need == Need::kDefault) {
+      note_default(key, default_json(*def));
+      return def;
+    }
     if (need == Need::kOptional) return std::nullopt;
     if (describing()) return std::max(min, std::min(q.placeholder, max));
     fail_missing(key);
@@ -183,7 +202,10 @@ std::optional<bool> ObjectReader::get_boolean(std::string_view key, Need need,
           def ? (*def ? "true" : "false") : "", std::string(help), ""});
   const json* value = lookup(key);
   if (value == nullptr) {
-    if (need == Need::kDefault) return def;
+    if (need == Need::kDefault) {
+      note_default(key, *def);
+      return def;
+    }
     if (need == Need::kOptional) return std::nullopt;
     if (describing()) return false;
     fail_missing(key);
@@ -211,7 +233,10 @@ std::optional<std::string> ObjectReader::get_string(std::string_view key, Need n
           options ? "one of " + quoted_list(*options) : ""});
   const json* value = lookup(key);
   if (value == nullptr) {
-    if (need == Need::kDefault) return def;
+    if (need == Need::kDefault) {
+      note_default(key, *def);
+      return def;
+    }
     if (need == Need::kOptional) return std::nullopt;
     if (describing()) return (options && !options->empty()) ? options->front() : "";
     fail_missing(key);
@@ -345,6 +370,15 @@ const json* ObjectReader::lookup(std::string_view key) const {
   return &*it;
 }
 
+void ObjectReader::log_defaults_to(std::shared_ptr<DefaultLog> log) {
+  state_->defaults = std::move(log);
+}
+
+void ObjectReader::note_default(std::string_view key, json value) const {
+  if (state_->defaults == nullptr || describing()) return;
+  state_->defaults->entries.emplace_back(key_path(key), std::move(value));
+}
+
 void ObjectReader::record(ParamDoc doc) {
   doc.key = doc_path(doc.key);
   DocSink& sink = *state_->docs;
@@ -366,6 +400,7 @@ ObjectReader ObjectReader::child(const json& value, std::string path, std::strin
   state->file = state_->file;
   state->describe = state_->describe;
   state->docs = state_->docs;
+  state->defaults = state_->defaults;
   state_->child_index.emplace(state->path, state_->children.size());
   state_->children.push_back(state);
   return ObjectReader(std::move(state));

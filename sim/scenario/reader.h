@@ -30,6 +30,14 @@ struct ParamDoc {
   std::string range;         // ">= 1", "in [0, 1]", "<= 1y", one of "a", "b"; empty if any
 };
 
+// The defaults a scenario's readers applied: one (key path, value) per key that was absent
+// (or null) and read with a default, the value in a form the reader reads back to the same
+// quantity. Shared by every reader of one scenario (see ObjectReader::log_defaults_to()), so
+// the scenario can be written out with its defaults filled in (summary.json "resolved").
+struct DefaultLog {
+  std::vector<std::pair<std::string, nlohmann::json>> entries;  // in reading order
+};
+
 namespace detail {
 template <class T>
 struct Quantity;  // how one kind of value is read, checked and formatted (reader.cc)
@@ -160,6 +168,9 @@ class ObjectReader {
   // shared between them), in first-read order, one entry per key path (list elements
   // share "key.*" entries; the first reading wins).
   const std::vector<ParamDoc>& docs() const;
+  // From now on this reader and every reader obtained from it append the defaults they
+  // apply to `log` (nothing in describe mode). `log` may be null (stop logging).
+  void log_defaults_to(std::shared_ptr<DefaultLog> log);
 
  private:
   struct State;
@@ -181,6 +192,8 @@ class ObjectReader {
   std::optional<bool> get_boolean(std::string_view key, detail::Need need,
                                   std::optional<bool> def, std::string_view help);
   [[noreturn]] void fail_missing(std::string_view key) const;
+  // Records that `key` took its default `value` (a no-op without a log).
+  void note_default(std::string_view key, nlohmann::json value) const;
 
   std::shared_ptr<State> state_;
 };

@@ -107,8 +107,12 @@ ClusterSpec parse_cluster(ObjectReader& c) {
       c.count("hosts_per_slice", 64, "hosts per slice (the SPMD unit)", 1, kMaxUnitSize));
   const uint64_t per_slice = uint64_t{spec.chips_per_host} * spec.hosts_per_slice;
   if (spec.chips % per_slice != 0) {
+    const uint64_t below = spec.chips / per_slice * per_slice;
+    const std::string nearest = below == 0 ? fmt::format("{}", per_slice)
+                                           : fmt::format("{} or {}", below, below + per_slice);
     c.fail("chips", fmt::format("{} chips is not a whole number of slices of {} chips "
-                                "(chips_per_host x hosts_per_slice)", spec.chips, per_slice));
+                                "(chips_per_host x hosts_per_slice); nearest valid: {}",
+                                spec.chips, per_slice, nearest));
   }
   const uint64_t slices = spec.chips / per_slice;
   spec.sites = parse_sites(c, slices);
@@ -227,6 +231,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   Scenario s;
   s.file = std::make_shared<const std::string>(file);
   ObjectReader r(doc, "", s.file);
+  r.log_defaults_to(s.defaults);
   s.name = r.string("name", "scenario name; names the default output directory");
   check_name(r, "name", s.name);
   s.description = r.string("description", "", "free text: assumptions, sources");
@@ -251,6 +256,25 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
   s.outputs = parse_outputs(r, s.horizon);
   r.finish();
   return s;
+}
+
+nlohmann::json with_defaults(const nlohmann::json& doc, const DefaultLog& log) {
+  nlohmann::json out = doc;
+  for (const auto& [path, value] : log.entries) {
+    nlohmann::json* node = &out;
+    size_t begin = 0;
+    while (true) {
+      const size_t dot = path.find('.', begin);
+      const std::string key = path.substr(begin, dot == std::string::npos ? dot : dot - begin);
+      if (dot == std::string::npos) {
+        (*node)[key] = value;
+        break;
+      }
+      node = node->is_array() ? &node->at(std::stoul(key)) : &(*node)[key];
+      begin = dot + 1;
+    }
+  }
+  return out;
 }
 
 cluster::Layout make_layout(const ClusterSpec& spec) {

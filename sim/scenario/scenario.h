@@ -19,6 +19,7 @@
 #include "sim/cluster/layout.h"
 #include "sim/cluster/network.h"
 #include "sim/core/time.h"
+#include "sim/scenario/reader.h"
 
 namespace goodsim::scenario {
 
@@ -87,11 +88,18 @@ struct Scenario {
   std::vector<ModelEntry> chaos;  // scripted timeline entries, validated by the models layer
   std::optional<ModelEntry> loss;  // the surrogate loss model, validated by the models layer
   OutputSpec outputs;
+  // Defaults applied while reading this scenario; the models layer's readers append theirs.
+  std::shared_ptr<DefaultLog> defaults = std::make_shared<DefaultLog>();
 };
 
 // Validates `doc` (after --set overrides) into a Scenario. `file` names the
 // source in messages. Throws ScenarioError.
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file);
+
+// `doc` with each default of `log` written at its key path (list elements by index), so
+// that reading the result applies no default the original reading applied. REQUIRES: `log`
+// comes from reading `doc`.
+nlohmann::json with_defaults(const nlohmann::json& doc, const DefaultLog& log);
 
 // The cluster shape and WAN graph a scenario describes. REQUIRES: a Scenario
 // returned by parse_scenario (already validated).

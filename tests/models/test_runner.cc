@@ -67,17 +67,18 @@ TEST_CASE("outputs are written with the documented shape", "[output]") {
   output::write_run_outputs(run, dir);
   std::ifstream in(dir / "summary.json");
   const auto s = nlohmann::json::parse(in);
-  for (const char* key : {"scenario", "seed", "version", "horizon_s", "chips", "policies"}) {
+  for (const char* key : {"format", "scenario", "seed", "version", "goodsim_version", "horizon_s",
+                          "chips", "sets", "policies", "resolved_scenario"}) {
     CHECK(s.contains(key));
   }
   const auto& p = s["policies"][0];
-  for (const char* key : {"name", "type", "goodput", "uptime", "downtime_s", "outages",
+  for (const char* key : {"name", "type", "goodput", "ettr", "uptime", "downtime_s", "outages",
                           "longest_outage_s", "checkpoint_pauses", "checkpoint_pause_s", "failures",
                           "failure_causes", "tokens", "steps", "badput", "final_loss",
-                          "time_to_target_s", "fingerprint"}) {
+                          "time_to_target_s", "fingerprint", "diagnostics", "learners"}) {
     CHECK(p.contains(key));
   }
-  CHECK(p.size() == 17);
+  CHECK(p.size() == 20);
   CHECK(p["final_loss"].is_null());
   CHECK(p["badput"].size() == 7);
   std::ifstream csv(dir / "timeseries.csv");
