@@ -13,6 +13,8 @@
 #include <set>
 #include <string>
 
+#include <unistd.h>
+
 #include "models/resource_estimate.h"
 #include "sim/output/summary.h"
 #include "sim/scenario/error.h"
@@ -94,8 +96,10 @@ void check_one(testing::RandomScenario& gen, uint64_t index, Tally& tally) {
   record_types(doc, tally);
 }
 
+// One folder per process, so two test runs at once (two build trees) never share one.
 std::filesystem::path scratch_dir(const char* name) {
-  const auto dir = std::filesystem::temp_directory_path() / name;
+  const auto dir =
+      std::filesystem::temp_directory_path() / (std::string(name) + "-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   return dir;
 }
