@@ -94,7 +94,10 @@ int run_command(const RunOptions& options, std::ostream& out) {
     events = std::make_unique<output::EventLog>(dir / "events.jsonl");
   }
   std::unique_ptr<output::TraceWriter> trace;
-  if (options.trace) trace = std::make_unique<output::TraceWriter>(dir / "trace.json");
+  if (options.trace) {
+    trace = std::make_unique<output::TraceWriter>(dir / "trace.json.gz",
+                                                  models::trace_options(prepared));
+  }
   const output::RunResult run = models::run_scenario(prepared, s.seed, events.get(), trace.get());
   output::write_run_outputs(run, dir);
   if (events) events->commit();
@@ -106,10 +109,14 @@ int run_command(const RunOptions& options, std::ostream& out) {
     out << comparison_table(run) << "\n";
     out << fmt::format("wrote {}/summary.json, {}/timeseries.csv{}{}\n", dir.string(),
                        dir.string(), events ? ", " + (dir / "events.jsonl").string() : "",
-                       trace ? ", " + (dir / "trace.json").string() : "");
+                       trace ? ", " + (dir / "trace.json.gz").string() : "");
   }
   if (options.verbose) out << (options.quiet ? "" : "\n") << cost_table(run);
   return 0;
+}
+
+void print_errors(std::ostream& err, const scenario::ScenarioError& e) {
+  for (const std::string& line : e.lines()) err << "error: " << line << "\n";
 }
 
 int validate_command(const std::vector<std::string>& files, const std::vector<std::string>& sets,
@@ -127,7 +134,7 @@ int validate_command(const std::vector<std::string>& files, const std::vector<st
                          p.policies.size(), scenario::format_duration(p.scenario.horizon),
                          models::describe_estimate(estimate));
     } catch (const scenario::ScenarioError& e) {
-      err << "error: " << e.what() << "\n";
+      print_errors(err, e);
       code = 2;
     }
   }

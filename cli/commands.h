@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+namespace goodsim::scenario {
+class ScenarioError;
+}
+
 namespace goodsim::cli {
 
 // --max-memory and --max-events as given (defaults: models::ResourceLimits).
@@ -24,7 +28,7 @@ struct RunOptions {
   std::optional<uint64_t> seed;
   std::optional<std::string> out_dir;   // default: out/<scenario name>
   bool events = false;                  // also write events.jsonl
-  bool trace = false;                   // also write trace.json (Perfetto / Chrome)
+  bool trace = false;                   // also write trace.json.gz (Perfetto / Chrome)
   bool quiet = false;                   // no table
   bool verbose = false;                 // also print each policy's events and events/s
   LimitOptions limits;
@@ -35,6 +39,12 @@ int run_command(const RunOptions& options, std::ostream& out);
 // file whose estimate exceeds `limits` is an error, as it would be for run.
 int validate_command(const std::vector<std::string>& files, const std::vector<std::string>& sets,
                      const LimitOptions& limits, std::ostream& out, std::ostream& err);
-int list_models_command(std::ostream& out);
+// `format`: "text" (wrapped to `width`, default the terminal's), "markdown"
+// (docs/models.md) or "json" (a JSON Schema of the scenario format).
+int list_models_command(std::ostream& out, const std::string& format = "text",
+                        std::optional<size_t> width = std::nullopt);
+
+// Prints every error `e` stands for, one "error: ..." line each.
+void print_errors(std::ostream& err, const scenario::ScenarioError& e);
 
 }  // namespace goodsim::cli
