@@ -94,6 +94,25 @@ def load_sweep_summary(sweep_dir):
     return frame, varied
 
 
+def load_sweep_paired(sweep_dir):
+    """paired.csv of a sweep (differences to the first policy), or None when absent (a
+    sweep of one policy writes no pairs)."""
+    path = os.path.join(sweep_dir, "paired.csv")
+    if not os.path.isfile(path):
+        return None
+    try:
+        frame = pd.read_csv(path, dtype={"policy": str, "baseline": str, "metric": str})
+    except pd.errors.EmptyDataError:
+        return None
+    except (pd.errors.ParserError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: not a readable CSV file: {e}") from e
+    missing = [c for c in ("policy", "baseline", "metric", "mean_diff", "ci95_lo", "ci95_hi")
+               if c not in frame.columns]
+    if missing:
+        raise InputError(f"{path}: missing columns {', '.join(missing)}")
+    return frame
+
+
 def numeric_value(text):
     """A swept value as a number (durations in seconds), or None if it is not one."""
     text = str(text).strip()
@@ -108,6 +127,84 @@ def numeric_value(text):
             except ValueError:
                 return None
     return None
+
+
+def _value_and_unit(text):
+    """A swept value as (number, unit): ("2.5y") -> (2.5, "y"), ("64") -> (64.0, "")."""
+    text = str(text).strip()
+    try:
+        return float(text), ""
+    except ValueError:
+        pass
+    for unit in sorted(_DURATION_UNITS, key=len, reverse=True):
+        if text.endswith(unit):
+            try:
+                return float(text[: -len(unit)]), unit
+            except ValueError:
+                return None
+    return None
+
+
+def is_log_spaced(numbers):
+    """Three or more positive values with a constant ratio (a log: grid)."""
+    xs = sorted(set(numbers))
+    if len(xs) < 3 or xs[0] <= 0:
+        return False
+    ratios = [b / a for a, b in zip(xs, xs[1:])]
+    return ratios[0] > 1.01 and max(ratios) / min(ratios) < 1.01
+
+
+def sweep_axis(name, values):
+    """How to show the swept values `values` of parameter `name` on an axis.
+
+    Durations are kept in the unit the sweep gave them ("1y".."8y" plots as 1..8 with the
+    label "name (y)"; mixed units are converted to the most common one); numbers as they
+    are; anything else as categories. Returns a dict: "label", "scale" ("log" for a
+    log-spaced grid, else "linear"), "order" (the distinct values, in numeric order) and
+    "position" (value text -> x).
+    """
+    distinct = list(dict.fromkeys(str(v) for v in values))
+    parsed = [_value_and_unit(v) for v in distinct]
+    if any(p is None for p in parsed):
+        order = sorted(distinct)
+        return {"label": name, "scale": "linear", "order": order,
+                "position": {v: i for i, v in enumerate(order)}, "categorical": True}
+    units = [u for _, u in parsed]
+    unit = max(set(units), key=units.count)
+    if unit and all(u for u in units):
+        numbers = [n * _DURATION_UNITS[u] / _DURATION_UNITS[unit] for n, u in parsed]
+        label = f"{name} ({unit})"
+    else:
+        numbers = [numeric_value(v) for v in distinct]
+        label = name
+    position = dict(zip(distinct, numbers))
+    order = sorted(distinct, key=position.get)
+    scale = "log" if is_log_spaced(numbers) else "linear"
+    return {"label": label, "scale": scale, "order": order, "position": position,
+            "categorical": False}
+
+
+def load_chaos_actions(run_dir):
+    """(time_s, action, "begin"|"end") of the chaos timeline, from events.jsonl when the run
+    logged events (--events); [] otherwise. Every policy faces the same timeline: the first
+    policy's lines are used."""
+    path = os.path.join(run_dir, "events.jsonl")
+    if not os.path.isfile(path):
+        return []
+    actions, first_policy = [], None
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise InputError(f"{path}: line {number}: not valid JSON: {e}") from e
+            if event.get("event") not in ("chaos_begin", "chaos_end"):
+                continue
+            first_policy = first_policy or event.get("policy")
+            if event.get("policy") == first_policy:
+                actions.append((float(event["t"]), str(event.get("action", "?")),
+                                "begin" if event["event"] == "chaos_begin" else "end"))
+    return actions
 
 
 def plot_script_main(argv, name, description, what, make_plots):

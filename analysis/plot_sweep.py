@@ -4,9 +4,13 @@
 Reads SWEEPDIR/summary.csv and writes, into PLOTDIR (default SWEEPDIR/plots):
   goodput.png          mean goodput with its 95% confidence band against the first
                        swept parameter, one line per policy (and per value of a second
-                       parameter, as separate panels)
-  time_to_target.png   the same for time_to_target_s, when any run reached its target
+                       parameter, as separate panels); a sweep without --vary: a bar
+                       per policy with its 95% CI
+  time_to_target.png   the same for time_to_target_s (in hours), when any run reached
+                       its target
   heatmap.png          mean goodput over the first two swept parameters, per policy
+Swept values are shown in the sweep's own units (durations as given: "1y".."8y" on an
+axis in years), in numeric order, on a log axis when the grid is log-spaced.
 Exit status 2 on a missing or malformed input.
 """
 import os
@@ -17,91 +21,127 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from goodsim_io import InputError, plot_script_main, load_sweep_summary, numeric_value  # noqa: E402
+from goodsim_io import load_sweep_summary, plot_script_main, sweep_axis  # noqa: E402
+
+METRIC_LABELS = {"goodput": "goodput (mean, 95% CI)",
+                 "time_to_target_s": "time to target (h, mean, 95% CI)"}
+# Values are plotted in these units (time to target: hours).
+METRIC_SCALE = {"goodput": 1.0, "time_to_target_s": 1 / 3600}
 
 
-def x_positions(values):
-    """Numeric x values when every value parses, else evenly spaced categories."""
-    numbers = [numeric_value(v) for v in values]
-    if all(n is not None for n in numbers):
-        return numbers, None
-    return list(range(len(values))), [str(v) for v in values]
+def plot_metric(frame, varied, metric, path):
+    """The metric against the first swept parameter, one panel per value of the second.
 
-
-def plot_metric(frame, varied, metric, ylabel, path):
+    Returns what was drawn (for tests): {"x_label", "x_scale", "panels" (the second
+    parameter's values, in numeric order), "x": {policy: [x values]}, "title"}, or None when
+    no run has a value of the metric.
+    """
     rows = frame[frame["metric"] == metric].dropna(subset=["mean"])
     if rows.empty:
-        return False
+        return None
     x_name = varied[0]
-    panels = sorted(rows[varied[1]].unique(), key=str) if len(varied) > 1 else [None]
+    x_axis = sweep_axis(x_name, frame[x_name])
+    panel_axis = sweep_axis(varied[1], frame[varied[1]]) if len(varied) > 1 else None
+    panels = panel_axis["order"] if panel_axis else [None]
+    scale = METRIC_SCALE[metric]
+    title = f"{METRIC_LABELS[metric].split(' (')[0]} by {x_name}"
     fig, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 4.5), squeeze=False)
+    drawn = {"x_label": x_axis["label"], "x_scale": x_axis["scale"], "title": title,
+             "panels": [str(p) for p in panels if p is not None], "x": {}}
     for ax, panel in zip(axes[0], panels):
-        subset = rows if panel is None else rows[rows[varied[1]] == panel]
+        subset = rows if panel is None else rows[rows[varied[1]].astype(str) == panel]
         for index, (policy, group) in enumerate(subset.groupby("policy", sort=False)):
-            values = list(group[x_name])
-            xs, labels = x_positions(values)
-            order = sorted(range(len(xs)), key=lambda i: xs[i])
-            xs = [xs[i] for i in order]
-            group = group.iloc[order]
-            ax.plot(xs, group["mean"], marker="o", color=f"C{index}", label=policy)
+            group = group.assign(_x=[x_axis["position"][str(v)] for v in group[x_name]])
+            group = group.sort_values("_x")
+            xs = list(group["_x"])
+            drawn["x"].setdefault(policy, xs)
+            ax.plot(xs, group["mean"] * scale, marker="o", color=f"C{index}", label=policy)
             lo, hi = group["ci95_lo"], group["ci95_hi"]
             if lo.notna().all() and hi.notna().all():
-                ax.fill_between(xs, lo, hi, color=f"C{index}", alpha=0.2)
-            if labels is not None:
-                ax.set_xticks(xs, [labels[i] for i in order])
-        if len(set(numeric_value(v) for v in rows[x_name])) > 2 and all(
-                numeric_value(v) and numeric_value(v) > 0 for v in rows[x_name]):
-            values = sorted(numeric_value(v) for v in rows[x_name])
-            if values[-1] / values[0] >= 50:
-                ax.set_xscale("log")
-        ax.set_xlabel(x_name)
-        ax.set_ylabel(ylabel)
+                ax.fill_between(xs, lo * scale, hi * scale, color=f"C{index}", alpha=0.2)
+        if x_axis["categorical"]:
+            ax.set_xticks(range(len(x_axis["order"])), x_axis["order"])
+        ax.set_xscale(x_axis["scale"])
+        ax.set_xlabel(x_axis["label"])
+        ax.set_ylabel(METRIC_LABELS[metric])
         ax.grid(alpha=0.3)
         ax.legend(fontsize="small")
-        if panel is not None:
-            ax.set_title(f"{varied[1]} = {panel}")
+        ax.set_title(title if panel is None else f"{title}, {varied[1]} = {panel}")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-    return True
+    return drawn
 
 
 def plot_heatmap(frame, varied, path):
+    """Mean goodput over the first two swept parameters, rows and columns in numeric order.
+    Returns {"columns", "rows"} (the value texts in drawn order) or None."""
     if len(varied) < 2:
-        return False
+        return None
     rows = frame[frame["metric"] == "goodput"]
     policies = list(dict.fromkeys(rows["policy"]))
+    x_axis, y_axis = sweep_axis(varied[0], frame[varied[0]]), sweep_axis(varied[1], frame[varied[1]])
     fig, axes = plt.subplots(1, len(policies), figsize=(5.5 * len(policies), 4.5), squeeze=False)
     for ax, policy in zip(axes[0], policies):
-        table = rows[rows["policy"] == policy].pivot_table(
-            index=varied[1], columns=varied[0], values="mean", aggfunc="first")
-        image = ax.imshow(table.values, origin="lower", aspect="auto", cmap="viridis")
-        ax.set_xticks(range(len(table.columns)), [str(c) for c in table.columns], rotation=45)
-        ax.set_yticks(range(len(table.index)), [str(i) for i in table.index])
-        ax.set_xlabel(varied[0])
-        ax.set_ylabel(varied[1])
-        ax.set_title(f"goodput: {policy}")
-        fig.colorbar(image, ax=ax)
+        mine = rows[rows["policy"] == policy].astype({varied[0]: str, varied[1]: str})
+        table = mine.pivot_table(index=varied[1], columns=varied[0], values="mean",
+                                 aggfunc="first").reindex(index=y_axis["order"],
+                                                          columns=x_axis["order"])
+        image = ax.imshow(table.values, origin="lower", aspect="auto", cmap="viridis",
+                          vmin=0, vmax=1)
+        ax.set_xticks(range(len(table.columns)), list(table.columns), rotation=45)
+        ax.set_yticks(range(len(table.index)), list(table.index))
+        ax.set_xlabel(x_axis["label"])
+        ax.set_ylabel(y_axis["label"])
+        ax.set_title(f"mean goodput: {policy}")
+        fig.colorbar(image, ax=ax, label="goodput")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-    return True
+    return {"columns": x_axis["order"], "rows": y_axis["order"]}
 
 
-def make_plots(sweep_dir, plot_dir):
+def plot_one_point(frame, path):
+    """A sweep without --vary: mean goodput per policy with its 95% CI as error bars.
+    Returns {"policies": [...], "mean": [...]}."""
+    rows = frame[frame["metric"] == "goodput"]
+    policies, means = list(rows["policy"]), list(rows["mean"])
+    low = [m - lo if lo == lo else 0 for m, lo in zip(means, rows["ci95_lo"])]
+    high = [hi - m if hi == hi else 0 for m, hi in zip(means, rows["ci95_hi"])]
+    fig, ax = plt.subplots(figsize=(max(5, 1.3 * len(policies) + 2), 4.5))
+    ax.bar(policies, means, yerr=[low, high], capsize=4, color=[f"C{i}" for i in range(len(policies))])
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("policy")
+    ax.set_ylabel("goodput (mean, 95% CI)")
+    n = int(rows["n"].max()) if len(rows) else 0
+    ax.set_title(f"mean goodput per policy ({n} seeds, no swept parameter)")
+    ax.grid(alpha=0.3, axis="y")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return {"policies": policies, "mean": means}
+
+
+def make_plots(sweep_dir, plot_dir, drawn=None):
+    """Writes the plots; `drawn`, when a dict, receives what each plot shows (by file name)."""
     frame, varied = load_sweep_summary(sweep_dir)
-    if not varied:
-        raise InputError(f"{sweep_dir}/summary.csv: no swept parameter columns")
     os.makedirs(plot_dir, exist_ok=True)
+    drawn = {} if drawn is None else drawn
+    if not varied:
+        path = os.path.join(plot_dir, "goodput.png")
+        drawn["goodput.png"] = plot_one_point(frame, path)
+        return [path]
     written = []
-    jobs = [("goodput", "goodput (mean, 95% CI)", "goodput.png"),
-            ("time_to_target_s", "time to target (s)", "time_to_target.png")]
-    for metric, label, name in jobs:
+    for metric, name in (("goodput", "goodput.png"), ("time_to_target_s", "time_to_target.png")):
         path = os.path.join(plot_dir, name)
-        if plot_metric(frame, varied, metric, label, path):
+        result = plot_metric(frame, varied, metric, path)
+        if result is not None:
+            drawn[name] = result
             written.append(path)
     heatmap = os.path.join(plot_dir, "heatmap.png")
-    if plot_heatmap(frame, varied, heatmap):
+    result = plot_heatmap(frame, varied, heatmap)
+    if result is not None:
+        drawn["heatmap.png"] = result
         written.append(heatmap)
     return written
 

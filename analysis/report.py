@@ -2,7 +2,8 @@
 """One self-contained HTML report: python3 analysis/report.py DIR [--out FILE]
 
 DIR is a goodsim run directory (summary.json, timeseries.csv) or a sweep directory
-(summary.csv); the report embeds the plots (as inline PNG) and the tables, so the single
+(summary.csv); the report embeds the plots (as inline PNG) and the tables (for a sweep
+also the paired differences of paired.csv, swept values in numeric order), so the single
 file can be shared. Default FILE: DIR/report.html. Exit status 2 on a missing or
 malformed input.
 """
@@ -15,7 +16,10 @@ import tempfile
 
 import plot_run
 import plot_sweep
-from goodsim_io import InputError, badput_fractions, load_summary, load_sweep_summary
+import pandas as pd
+
+from goodsim_io import (InputError, badput_fractions, load_summary, load_sweep_paired,
+                        load_sweep_summary, sweep_axis)
 
 STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1200px}"
          "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;"
@@ -45,13 +49,32 @@ def run_sections(run_dir, plot_dir):
         plot_run.make_plots(run_dir, plot_dir)
 
 
+def in_numeric_order(frame, varied):
+    """Rows sorted by the swept values as numbers (10m after 5m), then as they were."""
+    keys = []
+    for name in varied:
+        position = sweep_axis(name, frame[name])["position"]
+        keys.append(frame[name].astype(str).map(position))
+    if not keys:
+        return frame
+    order = pd.DataFrame({f"_k{i}": k for i, k in enumerate(keys)}, index=frame.index)
+    order["_row"] = range(len(frame))
+    return frame.loc[order.sort_values([*order.columns]).index]
+
+
 def sweep_sections(sweep_dir, plot_dir):
     frame, varied = load_sweep_summary(sweep_dir)
-    goodput = frame[frame["metric"] == "goodput"]
+    goodput = in_numeric_order(frame[frame["metric"] == "goodput"], varied)
     keep = ["point", *varied, "policy", "n", "mean", "ci95_lo", "ci95_hi"]
-    table = goodput[keep].round(5).fillna("").to_dict("records")
-    title = f"sweep over {', '.join(varied) or '(nothing)'}"
-    return title, [("Goodput per grid point", table)], plot_sweep.make_plots(sweep_dir, plot_dir)
+    tables = [("Goodput per grid point", goodput[keep].round(5).fillna("").to_dict("records"))]
+    paired = load_sweep_paired(sweep_dir)
+    if paired is not None:
+        rows = in_numeric_order(paired[paired["metric"] == "goodput"], varied)
+        keep = ["point", *varied, "policy", "baseline", "n", "mean_diff", "ci95_lo", "ci95_hi"]
+        tables.append(("Paired goodput differences (policy - baseline, same seeds)",
+                       rows[keep].round(5).fillna("").to_dict("records")))
+    title = f"sweep over {', '.join(varied) or '(nothing: one grid point)'}"
+    return title, tables, plot_sweep.make_plots(sweep_dir, plot_dir)
 
 
 def html_table(rows):

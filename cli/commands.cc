@@ -90,7 +90,10 @@ int run_command(const RunOptions& options, std::ostream& out, std::ostream& err)
     events = std::make_unique<output::EventLog>(dir / "events.jsonl");
   }
   std::unique_ptr<output::TraceWriter> trace;
-  if (options.trace) trace = std::make_unique<output::TraceWriter>(dir / "trace.json");
+  if (options.trace) {
+    trace = std::make_unique<output::TraceWriter>(dir / "trace.json.gz",
+                                                  models::trace_options(prepared));
+  }
   RunProgressLine progress(err, !options.quiet && RunProgressLine::stderr_is_terminal());
   output::RunResult run =
       models::run_scenario(prepared, s.seed, events.get(), trace.get(), progress.callback());
@@ -107,10 +110,14 @@ int run_command(const RunOptions& options, std::ostream& out, std::ostream& err)
     out << why_block(output::summary_json(run), (dir / "summary.json").string()) << "\n";
     out << fmt::format("wrote {}/summary.json, {}/timeseries.csv{}{}\n", dir.string(),
                        dir.string(), events ? ", " + (dir / "events.jsonl").string() : "",
-                       trace ? ", " + (dir / "trace.json").string() : "");
+                       trace ? ", " + (dir / "trace.json.gz").string() : "");
   }
   if (options.verbose) out << (options.quiet ? "" : "\n") << cost_table(run);
   return 0;
+}
+
+void print_errors(std::ostream& err, const scenario::ScenarioError& e) {
+  for (const std::string& line : e.lines()) err << "error: " << line << "\n";
 }
 
 int validate_command(const std::vector<std::string>& files, const std::vector<std::string>& sets,
@@ -128,7 +135,7 @@ int validate_command(const std::vector<std::string>& files, const std::vector<st
                          p.policies.size(), scenario::format_duration(p.scenario.horizon),
                          models::describe_estimate(estimate));
     } catch (const scenario::ScenarioError& e) {
-      err << "error: " << e.what() << "\n";
+      print_errors(err, e);
       code = 2;
     }
   }

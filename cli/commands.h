@@ -11,6 +11,9 @@
 #include <vector>
 
 #include "models/resource_estimate.h"
+namespace goodsim::scenario {
+class ScenarioError;
+}
 
 namespace goodsim::cli {
 
@@ -26,7 +29,7 @@ struct RunOptions {
   std::optional<uint64_t> seed;
   std::optional<std::string> out_dir;   // default: out/<scenario name>
   bool events = false;                  // also write events.jsonl
-  bool trace = false;                   // also write trace.json (Perfetto / Chrome)
+  bool trace = false;                   // also write trace.json.gz (Perfetto / Chrome)
   bool quiet = false;                   // no table
   bool verbose = false;                 // also print each policy's events and events/s
   std::optional<uint64_t> seeds;        // --seeds N: N replications (cli/replicate.h)
@@ -44,6 +47,12 @@ int run_command(const RunOptions& options, std::ostream& out, std::ostream& err)
 // file whose estimate exceeds `limits` is an error, as it would be for run.
 int validate_command(const std::vector<std::string>& files, const std::vector<std::string>& sets,
                      const LimitOptions& limits, std::ostream& out, std::ostream& err);
-int list_models_command(std::ostream& out);
+// `format`: "text" (wrapped to `width`, default the terminal's), "markdown"
+// (docs/models.md) or "json" (a JSON Schema of the scenario format).
+int list_models_command(std::ostream& out, const std::string& format = "text",
+                        std::optional<size_t> width = std::nullopt);
+
+// Prints every error `e` stands for, one "error: ..." line each.
+void print_errors(std::ostream& err, const scenario::ScenarioError& e);
 
 }  // namespace goodsim::cli

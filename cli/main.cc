@@ -43,8 +43,8 @@ void add_run(CLI::App& app, RunOptions& opt) {
   run->add_option("--seed", opt.seed, "Seed for this run (overrides the scenario's seed)");
   run->add_option("--out", opt.out_dir, "Output directory (default: out/<scenario name>)");
   run->add_flag("--events", opt.events, "Also write events.jsonl (one line per event)");
-  run->add_flag("--trace", opt.trace, "Also write trace.json, a timeline for ui.perfetto.dev "
-                                      "or chrome://tracing");
+  run->add_flag("--trace", opt.trace, "Also write trace.json.gz, a timeline for "
+                                      "ui.perfetto.dev or chrome://tracing");
   run->add_flag("--quiet,-q", opt.quiet, "Do not print the comparison table");
   run->add_flag("--verbose,-v", opt.verbose, "Also print, per policy, the events executed, the "
                                              "wall-clock time and the events per second");
@@ -107,6 +107,10 @@ void add_check(CLI::App& app, CheckOptions& opt) {
   c->add_option("--jobs,-j", opt.jobs, "Runs in parallel (default: number of cores)")
       ->check(CLI::Range(1u, goodsim::cli::sweep::kMaxJobs));
   c->add_flag("--update", opt.update, "Record the baseline (atomically) instead of checking");
+  c->add_flag("--allow-unpaired", opt.allow_unpaired,
+              "Compare, with a warning, when the seeds differ from the baseline's (default: "
+              "refuse with exit 2, since the paired rule would be lost)");
+  c->add_option("--format", opt.format, "Output: text (default), json or junit (JUnit XML)");
 }
 
 void add_bandwidth(CLI::App& app, BandwidthOptions& opt) {
@@ -137,6 +141,8 @@ struct Options {
   MergeOptions merge;
   CheckOptions check;
   std::string explain;
+  std::string list_format = "text";
+  std::optional<size_t> list_width;
 };
 
 int dispatch(CLI::App& app, const Options& opt) {
@@ -159,7 +165,9 @@ int dispatch(CLI::App& app, const Options& opt) {
   if (app.got_subcommand("calibrate")) {
     return goodsim::cli::calibrate::calibrate_command(opt.calibrate, std::cout, std::cerr);
   }
-  if (app.got_subcommand("list-models")) return goodsim::cli::list_models_command(std::cout);
+  if (app.got_subcommand("list-models")) {
+    return goodsim::cli::list_models_command(std::cout, opt.list_format, opt.list_width);
+  }
   std::cout << app.help();
   return 0;
 }
@@ -180,11 +188,17 @@ int main(int argc, char** argv) {
   add_check(app, opt.check);
   add_bandwidth(app, opt.bandwidth);
   goodsim::cli::calibrate::add_calibrate(app, opt.calibrate);
-  app.add_subcommand("list-models", "List every built-in model with its parameters");
   app.add_subcommand("explain", "Explain a run's figures from its summary.json: dominant "
                                 "badput, slices down, spares, checkpoints, outages, warnings")
       ->add_option("run", opt.explain, "Run directory (holding summary.json) or a summary.json")
       ->required();
+  CLI::App* list = app.add_subcommand("list-models", "List every built-in model with its "
+                                                     "parameters and units");
+  list->add_option("--format", opt.list_format, "text (default, wrapped to the terminal), "
+                                                "markdown (docs/models.md) or json (a JSON "
+                                                "Schema of the scenario format)");
+  list->add_option("--width", opt.list_width, "Wrap text at this many columns (default: the "
+                                              "terminal's width)");
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
@@ -201,7 +215,7 @@ int main(int argc, char** argv) {
   try {
     return dispatch(app, opt);
   } catch (const goodsim::scenario::ScenarioError& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    goodsim::cli::print_errors(std::cerr, e);
     return 2;
   } catch (const std::bad_alloc&) {
     std::cerr << "error: out of memory: the scenario needs more memory than this machine "

@@ -3,7 +3,7 @@
 // and because injectors draw only from their own named streams, every policy
 // of a run faces the same failure history. The one exception is a failure
 // scope (`allocated`, `running`): such an injector asks the policy, through
-// SliceUse, which candidate failures apply (docs/models.md, "Failure scope").
+// SliceUse, which candidate failures apply (docs/model-guide.md, "Failure scope").
 #pragma once
 
 #include <concepts>
@@ -75,6 +75,16 @@ struct RunContext {
     requires std::invocable<Build&>
   void trace_instant(uint32_t track, std::string_view name, Build&& build) const {
     if (trace != nullptr) trace->instant(trace_pid, track, name, sim.now(), build());
+  }
+  // A point event that may be dense: `build()` returns {args, tally}, where
+  // tally holds the numeric fields averaged where the trace turns dense
+  // events into counters (TraceWriter::instant).
+  template <typename Build>
+    requires std::invocable<Build&>
+  void trace_tally(uint32_t track, std::string_view name, Build&& build) const {
+    if (trace == nullptr) return;
+    const auto [args, tally] = build();
+    trace->instant(trace_pid, track, name, sim.now(), args, tally);
   }
   template <typename Build>
     requires std::invocable<Build&>

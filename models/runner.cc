@@ -52,32 +52,38 @@ template <class Prepared, class Parse>
 std::vector<Prepared> prepare_streams(const scenario::Scenario& s,
                                       const std::vector<scenario::ModelEntry>& entries,
                                       ModelKind kind, const Registry& registry,
-                                      const ParseContext& ctx, Parse parse) {
+                                      const ParseContext& ctx, Parse parse,
+                                      scenario::ErrorList& errors) {
   std::vector<Prepared> out;
   std::set<std::string> names;
   for (const scenario::ModelEntry& e : entries) {
-    ObjectReader r(e.json, e.path, s.file);
-    r.log_defaults_to(s.defaults);
-    const std::string index = fmt::format(".{}", e.path.substr(e.path.rfind('.') + 1));
-    const EntryHead head = read_head(r, kind, registry, index, names);
-    auto make = parse(*head.info, r, ctx);
-    r.finish();
-    out.push_back({std::string(scenario_key(kind)) + "." + head.name, std::move(make)});
+    errors.attempt(e.path, [&] {
+      ObjectReader r(e.json, e.path, s.file, &errors);
+      r.log_defaults_to(s.defaults);
+      const std::string index = fmt::format(".{}", e.path.substr(e.path.rfind('.') + 1));
+      const EntryHead head = read_head(r, kind, registry, index, names);
+      auto make = parse(*head.info, r, ctx);
+      r.finish();
+      out.push_back({std::string(scenario_key(kind)) + "." + head.name, std::move(make)});
+    });
   }
   return out;
 }
 
 std::vector<PreparedPolicy> prepare_policies(const scenario::Scenario& s, const ParseContext& ctx,
-                                             const Registry& registry) {
+                                             const Registry& registry,
+                                             scenario::ErrorList& errors) {
   std::vector<PreparedPolicy> out;
   std::set<std::string> names;
   for (const scenario::ModelEntry& e : s.policies) {
-    ObjectReader r(e.json, e.path, s.file);
-    r.log_defaults_to(s.defaults);
-    const EntryHead head = read_head(r, ModelKind::kPolicy, registry, "", names);
-    PolicyMaker make = head.info->parse_policy(r, ctx);
-    r.finish();
-    out.push_back({head.name, head.info->type, std::move(make)});
+    errors.attempt(e.path, [&] {
+      ObjectReader r(e.json, e.path, s.file, &errors);
+      r.log_defaults_to(s.defaults);
+      const EntryHead head = read_head(r, ModelKind::kPolicy, registry, "", names);
+      PolicyMaker make = head.info->parse_policy(r, ctx);
+      r.finish();
+      out.push_back({head.name, head.info->type, std::move(make)});
+    });
   }
   return out;
 }
@@ -195,28 +201,42 @@ void fill_result(output::PolicyResult& r, const policy::Policy& p, const core::S
 
 PreparedScenario prepare(const nlohmann::json& doc, const std::string& file,
                          const Registry& registry) {
-  scenario::Scenario s = scenario::parse_scenario(doc, file);
+  // Every error that can be found in one pass is reported (up to kMaxErrors),
+  // except that nothing past the cluster is checked when the cluster is bad:
+  // the layout every model is checked against would be wrong.
+  scenario::ErrorList errors;
+  scenario::Scenario s = scenario::parse_scenario(doc, file, errors);
+  const auto cluster = doc.is_object() ? doc.find("cluster") : doc.end();
+  const bool cluster_given = cluster != doc.end() && cluster->is_object();
+  if (!cluster_given || errors.any_under("cluster")) errors.throw_if_any();
   cluster::Layout layout = scenario::make_layout(s.cluster);
   cluster::Network network = scenario::make_network(s.cluster);
-  failure::ChaosTimeline chaos = failure::parse_chaos(s, layout);
+  failure::ChaosTimeline chaos = failure::parse_chaos(s, layout, errors);
   const ParseContext ctx{&layout, scenario_base_dir(file), &s.job};
   auto failures = prepare_streams<PreparedFailure>(
       s, s.failures, ModelKind::kFailure, registry, ctx,
-      [](const ModelInfo& m, ObjectReader& r, const ParseContext& c) { return m.parse_failure(r, c); });
+      [](const ModelInfo& m, ObjectReader& r, const ParseContext& c) { return m.parse_failure(r, c); },
+      errors);
   auto stragglers = prepare_streams<PreparedStraggler>(
       s, s.stragglers, ModelKind::kStraggler, registry, ctx,
       [](const ModelInfo& m, ObjectReader& r, const ParseContext& c) {
         return m.parse_straggler(r, c);
-      });
-  std::vector<PreparedPolicy> policies = prepare_policies(s, ctx, registry);
-  check_chaos_learners(chaos, policies, s, layout, network);
+      },
+      errors);
+  std::vector<PreparedPolicy> policies = prepare_policies(s, ctx, registry, errors);
+  if (!errors.any_under("policies")) {
+    errors.attempt("chaos", [&] { check_chaos_learners(chaos, policies, s, layout, network); });
+  }
   std::optional<loss::LossConfig> loss;
   if (s.loss) {
-    ObjectReader r(s.loss->json, "loss", s.file);
-    r.log_defaults_to(s.defaults);
-    loss = loss::LossConfig::from_json(r);
-    r.finish();
+    errors.attempt("loss", [&] {
+      ObjectReader r(s.loss->json, "loss", s.file, &errors);
+      r.log_defaults_to(s.defaults);
+      loss = loss::LossConfig::from_json(r);
+      r.finish();
+    });
   }
+  errors.throw_if_any();
   nlohmann::json resolved = scenario::with_defaults(doc, *s.defaults);
   return PreparedScenario{std::move(s),        std::move(layout),     std::move(network),
                           std::move(failures), std::move(stragglers), std::move(policies),
@@ -226,21 +246,33 @@ PreparedScenario prepare(const nlohmann::json& doc, const std::string& file,
 
 namespace {
 
-// Failure and repair instants on the policy's "cluster" track of the timeline.
+// Failure and repair instants on the shared "cluster" track of the timeline:
+// written once for all policies, since they face the same history (a policy
+// whose history differs, through a failure scope, gets its own track).
 class TraceCluster : public cluster::ClusterObserver {
  public:
-  TraceCluster(const RunContext& ctx) : ctx_(ctx), track_(ctx.trace_track("cluster")) {}
+  explicit TraceCluster(const RunContext& ctx)
+      : ctx_(ctx), cursor_(ctx.trace->shared_cursor(ctx.trace_pid, "cluster", "failures")) {}
   void on_cluster_change(const cluster::ClusterChange& c) override {
-    ctx_.trace_instant(track_, c.failed ? "failure" : "repair", [&] {
-      nlohmann::json args = {{"domain", cluster::domain_name(c.domain)}, {"id", c.id}};
-      if (c.failed) args["cause"] = ctx_.cluster.cause_name(c.cause);
-      return args;
-    });
+    nlohmann::json args = {{"domain", cluster::domain_name(c.domain)}, {"id", c.id}};
+    if (c.failed) args["cause"] = ctx_.cluster.cause_name(c.cause);
+    ctx_.trace->shared_instant(cursor_, key(c), c.failed ? "failure" : "repair", ctx_.sim.now(),
+                               args);
   }
 
  private:
+  // Identifies the change within the history: time, target, failure or repair.
+  uint64_t key(const cluster::ClusterChange& c) const {
+    uint64_t h = static_cast<uint64_t>(ctx_.sim.now().ns());
+    for (uint64_t v : {static_cast<uint64_t>(c.domain), static_cast<uint64_t>(c.id),
+                       static_cast<uint64_t>(c.failed)}) {
+      h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+      h ^= h >> 31;
+    }
+    return h;
+  }
   const RunContext& ctx_;
-  uint32_t track_;
+  output::SharedCursor cursor_;
 };
 
 // Schedules a sample at every sample interval from 0 to the horizon.
@@ -375,6 +407,14 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
     }
   }
   return result;
+}
+
+output::TraceOptions trace_options(const PreparedScenario& prepared, uint64_t max_records) {
+  output::TraceOptions o;
+  o.max_records = max_records;
+  o.processes = static_cast<uint32_t>(prepared.policies.size()) + 1;  // + the shared cluster
+  o.horizon = prepared.scenario.horizon;
+  return o;
 }
 
 output::RunResult run_header(const PreparedScenario& prepared, uint64_t seed) {

@@ -77,6 +77,11 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
                                 output::EventLog* events, output::TraceWriter* trace = nullptr,
                                 const RunProgress& progress = nullptr);
 
+// Options of a run's TraceWriter: `max_records` shared by the scenario's
+// policies and the shared cluster process, paced over the horizon.
+output::TraceOptions trace_options(const PreparedScenario& prepared,
+                                   uint64_t max_records = 1'000'000);
+
 // The run-level fields of a result (scenario, seed, version, horizon, chips)
 // with no policies yet; run_scenario() appends one PolicyResult per policy.
 output::RunResult run_header(const PreparedScenario& prepared, uint64_t seed);

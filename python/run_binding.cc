@@ -25,8 +25,8 @@ namespace {
 constexpr const char* kRunDoc =
     "Runs every policy of `scenario` for `seed` (default: the scenario's) and returns\n"
     "{'summary': JSON text of summary.json, 'timeseries': {column: numpy array}}.\n"
-    "trace: a path to write trace.json to, or None. Ctrl-C stops the run after the\n"
-    "policy in progress and raises KeyboardInterrupt.";
+    "trace: a path to write the timeline to (gzip when it ends in .gz), or None.\n"
+    "Ctrl-C stops the run after the policy in progress and raises KeyboardInterrupt.";
 
 // The rows of every policy's series, in timeseries.csv order, as one column.
 template <class T, class Get>
@@ -68,7 +68,9 @@ output::RunResult simulate(const ScenarioHandle& s, uint64_t seed,
                            const std::atomic<bool>& cancel) {
   const models::PreparedScenario& prepared = s.prepared();
   std::unique_ptr<output::TraceWriter> trace;
-  if (trace_path) trace = std::make_unique<output::TraceWriter>(*trace_path);
+  if (trace_path) {
+    trace = std::make_unique<output::TraceWriter>(*trace_path, models::trace_options(prepared));
+  }
   output::RunResult run = models::run_header(prepared, seed);
   for (size_t i = 0; i < prepared.policies.size(); ++i) {
     if (cancel) throw Cancelled();

@@ -8,6 +8,7 @@ PACKAGES=(
   cmake make g++ clang
   libopenmpi-dev openmpi-bin
   libboost-graph-dev nlohmann-json3-dev libcli11-dev libfmt-dev catch2 libeigen3-dev
+  zlib1g-dev
   libbenchmark-dev
   python3 python3-matplotlib python3-pandas
   pybind11-dev python3-dev python3-pytest

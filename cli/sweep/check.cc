@@ -11,6 +11,7 @@
 #include "models/runner.h"
 #include "cli/scenario_source.h"
 #include "cli/sweep/baseline.h"
+#include "cli/sweep/check_report.h"
 #include "cli/sweep/compare.h"
 #include "cli/sweep/csv.h"
 #include "cli/sweep/point_results.h"
@@ -232,11 +233,12 @@ int update_baseline(const std::vector<CheckedScenario>& all, const std::optional
   return 0;
 }
 
-int compare_all(const std::vector<CheckedScenario>& all, const Baseline& b, const CheckOptions& o,
-                size_t seeds, std::ostream& out) {
+CheckReport compare_all(const std::vector<CheckedScenario>& all, const Baseline& b,
+                        const CheckOptions& o, size_t seeds) {
   const Tolerances tol = parse_tolerances(o.tolerances);
-  Table t({"scenario", "policy", "metric", "baseline", "now", "change", "allowed", "verdict"});
-  size_t rows = 0, failed = 0;
+  CheckReport report;
+  report.seeds = seeds;
+  report.baseline = o.baseline;
   for (const CheckedScenario& c : all) {
     const BaselineScenario& bs = *b.find(c.prepared.scenario.name);
     for (size_t i = 0; i < c.prepared.policies.size(); ++i) {
@@ -245,24 +247,60 @@ int compare_all(const std::vector<CheckedScenario>& all, const Baseline& b, cons
         const Estimate e = now_estimate(c, i, bm.metric, seeds);
         const Verdict v = compare_metric(bm, e, kMetrics[bm.metric].better, tol.get(bm),
                                          paired_estimate(c, bs, i, bm, seeds));
-        t.add_row({bs.name, bp.name, std::string(kMetrics[bm.metric].name),
-                   fmt::format("{:.6g}", bm.mean), e.n ? fmt::format("{:.6g}", e.mean) : "-",
-                   e.n ? fmt::format("{:+.3g}", v.change) : "-",
-                   fmt::format("{:.3g} ({})", v.allowed, v.rule), verdict_name(v.kind)});
-        ++rows;
-        if (v.failed()) ++failed;
+        report.rows.push_back({bs.name, bp.name, bm.metric, bm.mean, e, v});
       }
     }
   }
-  out << t.render() << "\n";
-  if (failed == 0) {
-    out << fmt::format("check passed: {} comparison(s), {} seeds, baseline {}\n", rows, seeds,
-                       o.baseline);
-    return 0;
+  return report;
+}
+
+// Why the runs of `c` cannot be paired with its baseline's per-seed values,
+// or nullopt when they can (or the baseline has none to pair with).
+std::optional<std::string> pairing_lost(const CheckedScenario& c, const BaselineScenario& bs,
+                                        size_t seeds) {
+  size_t recorded = 0;
+  for (const BaselinePolicy& p : bs.policies) {
+    for (const BaselineMetric& m : p.metrics) recorded = std::max(recorded, m.values.size());
   }
-  out << fmt::format("check FAILED: {} of {} comparison(s) regressed ({} seeds, baseline {})\n",
-                     failed, rows, seeds, o.baseline);
-  return 1;
+  const uint64_t first = c.prepared.scenario.seed;
+  if (recorded == 0 || !bs.first_seed) return std::nullopt;  // nothing to pair with
+  if (*bs.first_seed == first && recorded == seeds) return std::nullopt;
+  return fmt::format("scenario \"{}\": the baseline holds seeds {} to {}, this check runs seeds "
+                     "{} to {}: the runs cannot be paired with the baseline's, so the paired "
+                     "rule (which catches much smaller regressions) is lost",
+                     bs.name, *bs.first_seed, *bs.first_seed + recorded - 1, first,
+                     first + seeds - 1);
+}
+
+// Refuses a check that would silently lose pairing, unless --allow-unpaired
+// (then every such scenario is a warning of the report).
+std::vector<std::string> check_pairing(const std::vector<CheckedScenario>& all, const Baseline& b,
+                                       const CheckOptions& o, size_t seeds) {
+  std::vector<std::string> warnings;
+  for (const CheckedScenario& c : all) {
+    const auto lost = pairing_lost(c, *b.find(c.prepared.scenario.name), seeds);
+    if (!lost) continue;
+    if (!o.allow_unpaired) {
+      throw ScenarioError("--seeds", "",
+                          *lost + "; run the baseline's seeds (drop --seeds and any seed "
+                                  "override), record a new baseline with --update, or pass "
+                                  "--allow-unpaired to compare unpaired");
+    }
+    warnings.push_back(*lost + " (--allow-unpaired: compared unpaired)");
+  }
+  return warnings;
+}
+
+std::string render(const CheckReport& r, CheckFormat format) {
+  switch (format) {
+    case CheckFormat::kJson:
+      return check_json(r);
+    case CheckFormat::kJunit:
+      return check_junit(r);
+    case CheckFormat::kText:
+      break;
+  }
+  return check_text(r);
 }
 
 }  // namespace
@@ -283,9 +321,15 @@ int check_command(const CheckOptions& options, std::ostream& out) {
   if (seeds < 1 || seeds > 1'000'000) {
     throw ScenarioError("--seeds", "", fmt::format("expected 1 to 1000000, got {}", seeds));
   }
+  const CheckFormat format = check_format(options.format);
+  std::vector<std::string> warnings;
+  if (!options.update) warnings = check_pairing(all, *baseline, options, seeds);
   run_all(all, seeds, options.jobs > 0 ? options.jobs : TaskPool::default_threads());
   if (options.update) return update_baseline(all, baseline, options, seeds, out);
-  return compare_all(all, *baseline, options, seeds, out);
+  CheckReport report = compare_all(all, *baseline, options, seeds);
+  report.warnings = std::move(warnings);
+  out << render(report, format);
+  return report.failed() == 0 ? 0 : 1;
 }
 
 }  // namespace goodsim::cli::sweep

@@ -1,5 +1,9 @@
 #include "cli/sweep/metrics.h"
 
+#include <algorithm>
+
+#include "cli/sweep/stats.h"
+
 namespace goodsim::cli::sweep {
 
 MetricValues metric_values(const output::PolicyResult& p) {
@@ -15,6 +19,13 @@ std::optional<size_t> metric_index(std::string_view name) {
     if (kMetrics[i].name == name) return i;
   }
   return std::nullopt;
+}
+
+std::pair<double, double> ci_bounds(const Estimate& e, size_t metric, bool difference) {
+  const MetricInfo& m = kMetrics.at(metric);
+  const double lo = difference ? m.lowest - m.highest : m.lowest;
+  const double hi = difference ? m.highest - m.lowest : m.highest;
+  return {std::clamp(e.mean - e.ci95, lo, hi), std::clamp(e.mean + e.ci95, lo, hi)};
 }
 
 std::string metric_names() {

@@ -4,6 +4,8 @@
 
 #include <array>
 #include <cstddef>
+#include <limits>
+#include <utility>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,27 +15,33 @@
 
 namespace goodsim::cli::sweep {
 
+struct Estimate;  // stats.h
+
 // Which way is better for a metric; kNone for figures that describe the
 // input rather than the policy (failures: every policy sees the same ones).
 enum class Better { kHigher, kLower, kNone };
 
+inline constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+
 struct MetricInfo {
   std::string_view name;
   Better better;
+  double lowest;   // the metric's range: no value (nor CI bound) lies outside it
+  double highest;
 };
 
 inline constexpr size_t kMetricCount = 10;
 inline constexpr std::array<MetricInfo, kMetricCount> kMetrics = {{
-    {"goodput", Better::kHigher},
-    {"uptime", Better::kHigher},
-    {"downtime_s", Better::kLower},
-    {"outages", Better::kLower},
-    {"longest_outage_s", Better::kLower},
-    {"failures", Better::kNone},
-    {"tokens", Better::kHigher},
-    {"steps", Better::kHigher},
-    {"final_loss", Better::kLower},
-    {"time_to_target_s", Better::kLower},
+    {"goodput", Better::kHigher, 0, 1},
+    {"uptime", Better::kHigher, 0, 1},
+    {"downtime_s", Better::kLower, 0, kUnbounded},
+    {"outages", Better::kLower, 0, kUnbounded},
+    {"longest_outage_s", Better::kLower, 0, kUnbounded},
+    {"failures", Better::kNone, 0, kUnbounded},
+    {"tokens", Better::kHigher, 0, kUnbounded},
+    {"steps", Better::kHigher, 0, kUnbounded},
+    {"final_loss", Better::kLower, 0, kUnbounded},
+    {"time_to_target_s", Better::kLower, 0, kUnbounded},
 }};
 inline constexpr size_t kGoodput = 0;
 inline constexpr size_t kUptime = 1;
@@ -46,6 +54,12 @@ MetricValues metric_values(const output::PolicyResult& p);
 
 // Index of metric `name` in kMetrics, or nullopt.
 std::optional<size_t> metric_index(std::string_view name);
+
+// The 95% CI [mean - ci95, mean + ci95] of metric `metric`, clamped into
+// the metric's range (of a difference of two values when `difference`:
+// [lowest - highest, highest - lowest]): a t interval around a mean near a
+// bound would otherwise cross it (a negative goodput). REQUIRES: e.n >= 2.
+std::pair<double, double> ci_bounds(const Estimate& e, size_t metric, bool difference);
 
 // "goodput, uptime, ..." for messages.
 std::string metric_names();

@@ -11,14 +11,16 @@
 namespace goodsim::cli::sweep {
 namespace {
 
-std::vector<std::string> estimate_fields(const Estimate& e) {
+// The bounds are clamped into the metric's range (ci_bounds).
+std::vector<std::string> estimate_fields(const Estimate& e, size_t metric, bool difference) {
   const bool ci = e.n >= 2;
+  const auto [lo, hi] = ci ? ci_bounds(e, metric, difference) : std::pair{0.0, 0.0};
   return {fmt::format("{}", e.n),
           format_number(e.mean),
           format_number(e.sd),
           format_number(e.ci95),
-          ci ? format_number(e.mean - e.ci95) : "",
-          ci ? format_number(e.mean + e.ci95) : ""};
+          ci ? format_number(lo) : "",
+          ci ? format_number(hi) : ""};
 }
 
 std::vector<std::string> point_head(const SweepTable& t, size_t p) {
@@ -60,7 +62,7 @@ std::string summary_csv(const SweepOutcome& o) {
         std::vector<std::string> f = point_head(o.table, p);
         f.insert(f.end(), {point.policies[i], point.types[i], std::string(kMetrics[m].name)});
         const auto e = estimate(present(o.results[p]->metric(i, m, o.seeds[p])));
-        const auto stats = estimate_fields(e);
+        const auto stats = estimate_fields(e, m, false);
         f.insert(f.end(), stats.begin(), stats.end());
         out += csv_join(f) + "\n";
       }
@@ -80,7 +82,7 @@ std::string paired_csv(const SweepOutcome& o) {
         f.insert(f.end(), {point.policies[i], point.policies[0], std::string(kMetrics[m].name)});
         const auto e = paired_difference(o.results[p]->metric(0, m, o.seeds[p]),
                                          o.results[p]->metric(i, m, o.seeds[p]));
-        const auto stats = estimate_fields(e);
+        const auto stats = estimate_fields(e, m, true);
         f.insert(f.end(), stats.begin(), stats.end());
         out += csv_join(f) + "\n";
       }

@@ -5,7 +5,7 @@
 //                                   ("unspecified"; "planned" for planned_maintenance)
 //   {"gpu": 0.64, "software": 0.13} weights (numbers >= 0 or "64%"), normalised to
 //                                   probabilities; at least one must be > 0
-//   "llama3"                        a preset (preset_names(); see docs/models.md)
+//   "llama3"                        a preset (preset_names(); see docs/model-guide.md)
 // Cause names are 1-64 characters of letters, digits, '_', '-' and '.'.
 // A JSON object has no order, so an object's causes are kept in name order; a
 // preset keeps its own order (most frequent first).

@@ -79,7 +79,7 @@ ChaosEvent read_event(ObjectReader& r, const cluster::Layout& layout, core::Dura
     if (e.cause.empty()) r.fail("cause", "expected a non-empty cause");
   } else {
     e.action = ChaosAction::kSlow;
-    e.factor = r.number("factor", "step-time multiplier while slowed, e.g. 1.5", 1.0, 1e6);
+    e.factor = r.unit("x").number("factor", "step-time multiplier while slowed, e.g. 1.5", 1.0, 1e6);
     const std::string mode = r.choice("mode", {"scale", "slowest"}, "scale",
                                       "scale: multiplies other slowdowns; slowest: a slow member");
     e.mode = mode == "scale" ? cluster::SlowdownMode::kScale : cluster::SlowdownMode::kSlowest;
@@ -102,15 +102,25 @@ const char* chaos_action_name(ChaosAction a) {
   return "?";
 }
 
-ChaosTimeline parse_chaos(const scenario::Scenario& s, const cluster::Layout& layout) {
+ChaosTimeline parse_chaos(const scenario::Scenario& s, const cluster::Layout& layout,
+                          scenario::ErrorList& errors) {
   ChaosTimeline timeline;
   timeline.file = s.file ? *s.file : "";
   for (const scenario::ModelEntry& entry : s.chaos) {
-    ObjectReader r(entry.json, entry.path, s.file);
-    r.log_defaults_to(s.defaults);
-    timeline.events.push_back(read_event(r, layout, s.horizon));
-    r.finish();
+    errors.attempt(entry.path, [&] {
+      ObjectReader r(entry.json, entry.path, s.file, &errors);
+      r.log_defaults_to(s.defaults);
+      timeline.events.push_back(read_event(r, layout, s.horizon));
+      r.finish();
+    });
   }
+  return timeline;
+}
+
+ChaosTimeline parse_chaos(const scenario::Scenario& s, const cluster::Layout& layout) {
+  scenario::ErrorList errors;
+  ChaosTimeline timeline = parse_chaos(s, layout, errors);
+  errors.throw_if_any();
   return timeline;
 }
 

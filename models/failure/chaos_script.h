@@ -67,6 +67,9 @@ struct ChaosTimeline {
 // actions and keys, targets that exist in `layout` (sites by name, with a
 // did-you-mean). Throws scenario::ScenarioError naming the entry's JSON path.
 ChaosTimeline parse_chaos(const scenario::Scenario& s, const cluster::Layout& layout);
+// The same, adding every error found to `errors` instead of throwing.
+ChaosTimeline parse_chaos(const scenario::Scenario& s, const cluster::Layout& layout,
+                          scenario::ErrorList& errors);
 
 // Throws scenario::ScenarioError at the first learner target with an index >=
 // `learners`, naming the policy ("policy \"dp\" has 1 learner").

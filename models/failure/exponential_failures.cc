@@ -11,7 +11,7 @@ ExponentialFailuresConfig ExponentialFailuresConfig::from_json(scenario::ObjectR
                       "mean up-time of one chip between failures", core::Duration::nanos(1));
   c.repair = RepairPipeline::from_json(r, core::Duration::hours(1));
   c.lemon_fraction = r.fraction("lemon_fraction", 0.0, "share of chips that are lemons");
-  c.lemon_multiplier = r.number("lemon_multiplier", 1.0,
+  c.lemon_multiplier = r.unit("x").number("lemon_multiplier", 1.0,
                                 "failure rate of a lemon / that of a normal chip", 1.0);
   c.causes = CauseMix::from_json(r, "causes", "unspecified");
   c.lemon_clean = r.fraction("lemon_clean", 0.0, "probability that a repair turns a lemon "

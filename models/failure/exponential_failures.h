@@ -27,7 +27,7 @@
 // lemon is kept with probability 1 / lemon_multiplier (one more uniform), so
 // a cleaned lemon fails at the normal rate.
 //
-// Scope (docs/models.md, "Failure scope"): `all` chips fail; `allocated`:
+// Scope (docs/model-guide.md, "Failure scope"): `all` chips fail; `allocated`:
 // only chips of slices the policy uses (ctx.use); `running`: only while
 // their slice computes. With a scope other than `all`, every arrival also
 // draws one 64-bit seed from the stream, and that arrival's cause, repair and

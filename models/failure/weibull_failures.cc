@@ -11,7 +11,7 @@ namespace goodsim::models::failure {
 
 WeibullFailuresConfig WeibullFailuresConfig::from_json(scenario::ObjectReader& r) {
   WeibullFailuresConfig c;
-  c.shape = r.number("shape", "Weibull shape k (< 1: decreasing hazard, 1: exponential)");
+  c.shape = r.unit("1").number("shape", "Weibull shape k (< 1: decreasing hazard, 1: exponential)");
   if (!r.describing() && !(c.shape > 0)) {
     r.fail("shape", "expected a number > 0, got " + scenario::format_number(c.shape));
   }
@@ -26,7 +26,7 @@ WeibullFailuresConfig WeibullFailuresConfig::from_json(scenario::ObjectReader& r
   c.repair_time = scenario::duration_distribution(r, "repair_time", core::Duration::hours(1),
                                                   "time until a failed chip is back");
   c.lemon_fraction = r.fraction("lemon_fraction", 0.0, "share of chips that are lemons");
-  c.lemon_multiplier = r.number("lemon_multiplier", 1.0,
+  c.lemon_multiplier = r.unit("x").number("lemon_multiplier", 1.0,
                                 "how many times faster a lemon ages (its rate multiplier)", 1.0);
   c.causes = CauseMix::from_json(r, "causes", "unspecified");
   if (r.describing()) return c;

@@ -17,12 +17,12 @@ using detail::LearnerTerm;
 using scenario::ObjectReader;
 
 void read_optimizer(ObjectReader& r, NqmConfig& c) {
-  c.lr = r.number("lr", c.lr, "SGD learning rate of data-parallel steps, eta h_1 (stable "
+  c.lr = r.unit("1").number("lr", c.lr, "SGD learning rate of data-parallel steps, eta h_1 (stable "
                   "below 2)", 1e-9, 1.99);
-  c.outer_lr = r.number("outer_lr", c.outer_lr, "outer Nesterov learning rate", 1e-9, 10);
+  c.outer_lr = r.unit("1").number("outer_lr", c.outer_lr, "outer Nesterov learning rate", 1e-9, 10);
   c.outer_momentum = r.fraction("outer_momentum", c.outer_momentum, "outer Nesterov momentum",
                                 0, 0.999);
-  c.inner_lr_scale = r.optional_number("inner_lr_scale", "DiLoCo's inner learning rate / lr "
+  c.inner_lr_scale = r.unit("x").optional_number("inner_lr_scale", "DiLoCo's inner learning rate / lr "
                                        "(default (1 - outer_momentum) / outer_lr)", 1e-9);
   c.radial_directional =
       r.choice("averaging", {"mean", "radial_directional"}, "mean",
@@ -46,11 +46,11 @@ NqmConfig NqmConfig::from_json(ObjectReader& r) {
   c.fits = ScalingFits::from_json(r);
   c.dims = static_cast<uint32_t>(r.count("dims", c.dims, "d: dimensions of the quadratic "
                                          "(cost per event is O(d), memory O(M^2 d))", 2, 1 << 16));
-  c.window = r.number("window", c.window, "the loss follows a power law in the steps from "
+  c.window = r.unit("x").number("window", c.window, "the loss follows a power law in the steps from "
                       "budget / window to window x budget (sets the spectrum)", 1.000001);
-  c.spectrum_exponent = r.optional_number("spectrum_exponent", "p of h_i = i^-p (default "
+  c.spectrum_exponent = r.unit("1").optional_number("spectrum_exponent", "p of h_i = i^-p (default "
                                           "from window)", 1e-3, 100);
-  c.noise_scale = r.number("noise_scale", c.noise_scale, "multiplies the calibrated gradient "
+  c.noise_scale = r.unit("x").number("noise_scale", c.noise_scale, "multiplies the calibrated gradient "
                            "noise (0: noise-free)", 0);
   read_optimizer(r, c);
   return c;

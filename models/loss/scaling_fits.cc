@@ -12,18 +12,18 @@ using scenario::ObjectReader;
 
 PowerFit read_fit(ObjectReader& r, PowerFit def, const char* what) {
   PowerFit f;
-  f.a = r.number("a", def.a, std::string("coefficient a of ") + what + " = a N^alpha", 1e-12);
-  f.alpha = r.number("alpha", def.alpha, std::string("exponent alpha of ") + what);
+  f.a = r.unit("1").number("a", def.a, std::string("coefficient a of ") + what + " = a N^alpha", 1e-12);
+  f.alpha = r.unit("1").number("alpha", def.alpha, std::string("exponent alpha of ") + what);
   return f;
 }
 
 void read_chinchilla(ObjectReader& r, ScalingFits& f) {
-  f.e = r.number("e", f.e, "irreducible loss E of C(N, D) = E + A / N^alpha + B / D^beta", 0);
-  f.a = r.number("a", f.a, "model-size coefficient A", 0);
-  f.b = r.number("b", f.b, "data coefficient B", 0);
-  f.alpha = r.number("alpha", f.alpha, "model-size exponent alpha", 0);
-  f.beta = r.number("beta", f.beta, "data exponent beta", 1e-6);
-  f.tokens_per_param = r.number("tokens_per_param", f.tokens_per_param,
+  f.e = r.unit("nats").number("e", f.e, "irreducible loss E of C(N, D) = E + A / N^alpha + B / D^beta", 0);
+  f.a = r.unit("nats").number("a", f.a, "model-size coefficient A", 0);
+  f.b = r.unit("nats").number("b", f.b, "data coefficient B", 0);
+  f.alpha = r.unit("1").number("alpha", f.alpha, "model-size exponent alpha", 0);
+  f.beta = r.unit("1").number("beta", f.beta, "data exponent beta", 1e-6);
+  f.tokens_per_param = r.unit("tokens/param").number("tokens_per_param", f.tokens_per_param,
                                 "budget D0 = tokens_per_param x N at which the fits hold", 1e-6);
 }
 
@@ -47,11 +47,11 @@ void read_fits(ObjectReader& r, ScalingFits& f) {
     f.data_parallel = read_fit(*dp, f.data_parallel, "the data-parallel fit");
   }
   read_diloco_rows(r, f);
-  f.learner_exponent = r.number("learner_exponent", f.learner_exponent,
+  f.learner_exponent = r.unit("1").number("learner_exponent", f.learner_exponent,
                                 "M exponent of the joint fit, used beyond the last row");
-  f.min_params = r.number("min_params", f.min_params,
+  f.min_params = r.unit("params").number("min_params", f.min_params,
                           "below it the DiLoCo penalty stays at its value here", 1);
-  f.max_params = r.number("max_params", f.max_params,
+  f.max_params = r.unit("params").number("max_params", f.max_params,
                           "above it the DiLoCo penalty stays at its value here", 1);
   if (!r.describing() && f.max_params < f.min_params) {
     r.fail("max_params", "must not be below min_params");
@@ -60,19 +60,19 @@ void read_fits(ObjectReader& r, ScalingFits& f) {
 
 void read_batch(ObjectReader& r, ScalingFits& f) {
   f.batch = read_fit(r, f.batch, "the optimal global batch B* = a N^alpha M^beta");
-  f.batch_learner_exponent = r.number("beta", f.batch_learner_exponent,
+  f.batch_learner_exponent = r.unit("1").number("beta", f.batch_learner_exponent,
                                       "M exponent beta of the optimal global batch");
-  f.batch_unit_tokens = r.number("unit_tokens", f.batch_unit_tokens,
+  f.batch_unit_tokens = r.unit("tokens").number("unit_tokens", f.batch_unit_tokens,
                                  "tokens per unit of the fit (a sequence)", 1e-6);
 }
 
 void read_interval(ObjectReader& r, ScalingFits& f) {
-  f.interval_reference = r.number("reference", f.interval_reference,
+  f.interval_reference = r.unit("steps").number("reference", f.interval_reference,
                                   "H of the fits (f(H_ref) = 1)", 1);
-  f.interval_optimum = r.number("optimum", f.interval_optimum,
+  f.interval_optimum = r.unit("steps").number("optimum", f.interval_optimum,
                                 "H where f(H) = 1 + s (H_opt / H + ln H - g(H_ref)) is lowest",
                                 1e-6);
-  f.interval_sensitivity = r.number("sensitivity", f.interval_sensitivity,
+  f.interval_sensitivity = r.unit("1").number("sensitivity", f.interval_sensitivity,
                                     "s: relative loss per unit of g(H)", 0);
 }
 
@@ -114,7 +114,7 @@ ScalingFits ScalingFits::from_json(ObjectReader& r) {
   if (auto s = r.optional_object("sync_interval", "dependence on the sync interval H")) {
     read_interval(*s, f);
   }
-  f.max_loss = r.number("max_loss", f.max_loss, "upper cap of the loss (before any token)", 0);
+  f.max_loss = r.unit("nats").number("max_loss", f.max_loss, "upper cap of the loss (before any token)", 0);
   return f;
 }
 

@@ -387,9 +387,11 @@ void DecoupledDilocoSyncer::record(const RoundRecord& in) {
   st.sync_time += rec.sync_time;
   st.tokens_merged += rec.tokens;
   if (observer_) observer_(rec);
-  ctx_.trace_instant(trace_track_, "merge", [&rec] {
-    return nlohmann::json{{"fragment", rec.fragment}, {"round", rec.round}, {"quorum", rec.quorum},
-                          {"contributors", rec.contributors}, {"max_staleness", rec.max_staleness}};
+  ctx_.trace_tally(trace_track_, "merge", [&rec] {
+    return std::pair{
+        nlohmann::json{{"fragment", rec.fragment}, {"round", rec.round}, {"quorum", rec.quorum},
+                       {"contributors", rec.contributors}, {"max_staleness", rec.max_staleness}},
+        nlohmann::json{{"quorum", rec.quorum}, {"max_staleness", rec.max_staleness}}};
   });
   ctx_.log("sync_round", [&rec] {
     return nlohmann::json{{"fragment", rec.fragment}, {"round", rec.round},

@@ -18,7 +18,7 @@ HardwareGeneration read_generation(scenario::ObjectReader& g, size_t index) {
   gen.site = g.string("site", "", "all slices of this site (by name)");
   const auto first = g.optional_count("first_slice", "first slice of a range", 0, UINT32_MAX);
   const auto count = g.optional_count("slices", "number of slices in the range", 1, UINT32_MAX);
-  gen.factor = g.number("factor", "step-time multiplier of these slices, >= 1", 1.0);
+  gen.factor = g.unit("x").number("factor", "step-time multiplier of these slices, >= 1", 1.0);
   if (g.describing()) return gen;
   if (gen.site.empty() != (first.has_value() || count.has_value())) {
     g.fail("", "give either \"site\" or a range \"first_slice\" + \"slices\"");

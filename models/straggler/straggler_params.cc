@@ -42,14 +42,14 @@ Distribution read_lognormal(ObjectReader& o) {
     if (where != "mean") o.fail("stddev", "goes with \"mean\", not \"median\"");
     return Distribution::lognormal_mean_stddev(m, non_negative(o, "stddev", "standard deviation"));
   }
-  const double sigma = spread == "sigma" ? non_negative(o, "sigma", "log-space sd")
-                                         : std::sqrt(std::log1p(std::pow(non_negative(o, "cv", "sd / mean"), 2)));
+  const double sigma = spread == "sigma" ? non_negative(o.unit("1"), "sigma", "log-space sd")
+                                         : std::sqrt(std::log1p(std::pow(non_negative(o.unit("1"), "cv", "sd / mean"), 2)));
   return where == "mean" ? Distribution::lognormal_mean_sigma(m, sigma)
                          : Distribution::lognormal(std::log(m), sigma);
 }
 
 Distribution read_weibull(ObjectReader& o) {
-  const double shape = positive(o, "shape", "Weibull shape");
+  const double shape = positive(o.unit("1"), "shape", "Weibull shape");
   const std::string size = one_of(o, {"scale", "mean"});
   const double v = positive(o, size, size);
   return Distribution::weibull(shape, size == "scale" ? v : v / std::tgamma(1 + 1 / shape));
@@ -90,7 +90,7 @@ FactorLaw read_factor_law(ObjectReader& r, std::optional<FactorLaw> def, std::st
       "instead of factor: the excess factor - 1 of " + std::string(what) +
       ", a number or a distribution {\"dist\": ...}";
   if (r.describing()) {
-    r.optional_number("factor", def ? help_factor + "; default " + def->describe() : help_factor, 1.0);
+    r.unit("x").optional_number("factor", def ? help_factor + "; default " + def->describe() : help_factor, 1.0);
     r.raw("slowdown", help_slowdown);
     return def.value_or(FactorLaw::fixed(1.0));
   }
@@ -101,11 +101,11 @@ FactorLaw read_factor_law(ObjectReader& r, std::optional<FactorLaw> def, std::st
       r.fail("factor", "a distribution of factors is given as \"slowdown\", the excess over 1 "
                        "(factor = 1 + slowdown)");
     }
-    return FactorLaw::fixed(r.number("factor", help_factor, 1.0));
+    return FactorLaw::fixed(r.unit("x").number("factor", help_factor, 1.0));
   }
   if (has_slowdown) {
     if (r.raw("slowdown").is_object()) return {read_dist_object(r.object("slowdown"))};
-    return {Distribution::fixed(r.number("slowdown", help_slowdown, 0.0))};
+    return {Distribution::fixed(r.unit("x").number("slowdown", help_slowdown, 0.0))};
   }
   if (!def) r.fail("", "missing \"factor\" (a number >= 1) or \"slowdown\" (factor - 1)");
   return *def;

@@ -118,7 +118,8 @@ def run(scenario: ScenarioLike, seed: Optional[int] = None,
         the same numbers and fingerprints as `goodsim run --seed`.
     seeds: instead of seed, several runs: a count n (the scenario's seed and the n-1
         after it, as a sweep's seeds) or an iterable of seeds; returns a list of Result.
-    trace: a path to write the run's Perfetto / Chrome timeline to (trace.json).
+    trace: a path to write the run's Perfetto / Chrome timeline to (gzip-compressed when
+        it ends in .gz).
 
     Ctrl-C stops after the policy in progress and raises KeyboardInterrupt.
     """

@@ -1,4 +1,5 @@
 """goodsim.run: the same numbers as `goodsim run`, and the frames' layout."""
+import gzip
 import json
 import os
 
@@ -100,6 +101,14 @@ def test_trace_is_written_and_changes_nothing(tmp_path):
     assert trace["traceEvents"]
     assert traced.summary == goodsim.run(SMALL).summary
     assert not [n for n in os.listdir(tmp_path) if n != "trace.json"]  # no temporary left
+
+
+def test_trace_is_compressed_when_its_name_ends_in_gz(tmp_path):
+    path = tmp_path / "trace.json.gz"
+    goodsim.run(SMALL, trace=path)
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        trace = json.load(f)
+    assert trace["metadata"]["generator"] == "goodsim"
 
 
 def test_gil_is_released_while_simulating():

@@ -62,8 +62,8 @@ Distribution read_exponential(ObjectReader& o) {
 
 // Log-space sigma from "sigma" or "cv" (sigma^2 = log(1 + cv^2)).
 double lognormal_sigma(ObjectReader& o, const std::string& spread) {
-  if (spread == "sigma") return o.number("sigma", "log-space sd", 0);
-  const double cv = o.number("cv", "sd / mean", 0);
+  if (spread == "sigma") return o.unit("1").number("sigma", "log-space sd", 0);
+  const double cv = o.unit("1").number("cv", "sd / mean", 0);
   return std::sqrt(std::log1p(cv * cv));
 }
 
@@ -85,7 +85,7 @@ Distribution read_lognormal(ObjectReader& o) {
 }
 
 Distribution read_weibull(ObjectReader& o) {
-  const double shape = positive_number(o, "shape", "shape k (< 1: decreasing hazard)");
+  const double shape = positive_number(o.unit("1"), "shape", "shape k (< 1: decreasing hazard)");
   if (one_of(o, {"scale", "mean"}) == "scale") {
     return Distribution::weibull(shape, positive_seconds(o, "scale", "scale"));
   }
@@ -94,9 +94,9 @@ Distribution read_weibull(ObjectReader& o) {
 }
 
 Distribution read_exp_weibull(ObjectReader& o) {
-  const double shape = positive_number(o, "shape", "Weibull shape");
+  const double shape = positive_number(o.unit("1"), "shape", "Weibull shape");
   const double scale = positive_seconds(o, "scale", "Weibull scale");
-  return Distribution::exp_weibull(shape, scale, positive_number(o, "alpha", "exponent alpha"));
+  return Distribution::exp_weibull(shape, scale, positive_number(o.unit("1"), "alpha", "exponent alpha"));
 }
 
 Distribution read_uniform(ObjectReader& o) {

@@ -54,6 +54,76 @@ ScenarioError::ScenarioError(std::string file, std::string path, std::string mes
       path_(std::move(path)),
       message_(std::move(message)) {}
 
+ScenarioError::ScenarioError(const ScenarioError& first, std::string text,
+                             std::shared_ptr<const std::vector<ScenarioError>> all,
+                             size_t left_out)
+    : std::runtime_error(text),
+      file_(first.file_),
+      path_(first.path_),
+      message_(first.message_),
+      all_(std::move(all)),
+      left_out_(left_out) {}
+
+ScenarioError ScenarioError::combined(std::vector<ScenarioError> errors, size_t left_out) {
+  if (errors.size() == 1 && left_out == 0) return errors.front();
+  auto all = std::make_shared<const std::vector<ScenarioError>>(std::move(errors));
+  ScenarioError shell(all->front(), "", all, left_out);
+  std::string text;
+  for (const std::string& line : shell.lines()) text += (text.empty() ? "" : "\n") + line;
+  return ScenarioError(all->front(), std::move(text), all, left_out);
+}
+
+std::vector<ScenarioError> ScenarioError::errors() const {
+  if (!all_) return {*this};
+  return *all_;
+}
+
+std::vector<std::string> ScenarioError::lines() const {
+  if (!all_) return {what()};
+  std::vector<std::string> out;
+  for (const ScenarioError& e : *all_) out.emplace_back(e.what());
+  if (left_out_ > 0) {
+    out.push_back(fmt::format("{} more error{} not shown (at most {} are listed)", left_out_,
+                              left_out_ == 1 ? "" : "s", kMaxErrors));
+  }
+  return out;
+}
+
+void ErrorList::add(const ScenarioError& e, bool replaced) {
+  for (const ScenarioError& one : e.errors()) {
+    if (errors_.size() < kMaxErrors) {
+      errors_.push_back(one);
+      replaced_.push_back(replaced);
+    } else {
+      ++left_out_;
+    }
+  }
+}
+
+namespace {
+// `path` is `root` or below it ("" is the root of everything).
+bool at_or_under(std::string_view path, std::string_view root) {
+  return root.empty() || path == root ||
+         (path.size() > root.size() && path.starts_with(root) && path[root.size()] == '.');
+}
+}  // namespace
+
+bool ErrorList::any_under(std::string_view path) const {
+  for (size_t i = 0; i < errors_.size(); ++i) {
+    if (replaced_[i] && at_or_under(errors_[i].path(), path)) return true;
+  }
+  return false;
+}
+
+bool ErrorList::stopped_at(std::string_view path) const {
+  return std::any_of(stopped_.begin(), stopped_.end(),
+                     [path](const std::string& s) { return at_or_under(path, s); });
+}
+
+void ErrorList::throw_if_any() const {
+  if (!errors_.empty()) throw ScenarioError::combined(errors_, left_out_);
+}
+
 std::string join_path(std::string_view parent, std::string_view key) {
   if (parent.empty()) return std::string(key);
   if (key.empty()) return std::string(parent);

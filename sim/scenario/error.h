@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -29,18 +30,77 @@ namespace goodsim::scenario {
 inline constexpr size_t kMaxShownPart = 200;
 inline constexpr size_t kMaxShownMessage = 1000;
 
+//
+// Several errors found in one pass (see ErrorList) travel as one ScenarioError
+// made by combined(): file(), path() and message() are the first error's,
+// errors() lists them all, and what() shows one per line.
 class ScenarioError : public std::runtime_error {
  public:
   ScenarioError(std::string file, std::string path, std::string message);
+  // REQUIRES: !errors.empty(). `left_out`: errors found beyond the listed ones.
+  static ScenarioError combined(std::vector<ScenarioError> errors, size_t left_out);
 
   const std::string& file() const { return file_; }
   const std::string& path() const { return path_; }
   const std::string& message() const { return message_; }
+  // Every error this one stands for, in the order found; {*this} for a single one.
+  std::vector<ScenarioError> errors() const;
+  // One line per error (what() of each), plus a last line when some were left out.
+  std::vector<std::string> lines() const;
+  size_t left_out() const { return left_out_; }
 
  private:
+  ScenarioError(const ScenarioError& first, std::string text,
+                std::shared_ptr<const std::vector<ScenarioError>> all, size_t left_out);
+
   std::string file_;
   std::string path_;
   std::string message_;
+  std::shared_ptr<const std::vector<ScenarioError>> all_;  // null for a single error
+  size_t left_out_ = 0;
+};
+
+// The errors of one validation pass over a scenario, up to kMaxErrors (the
+// others are counted). Readers in collecting mode (ObjectReader's `errors`)
+// add what they find and go on with a placeholder value; checks that cannot go
+// on throw, and attempt() records what they throw and lets the caller go on
+// with the next part of the scenario.
+inline constexpr size_t kMaxErrors = 20;
+
+class ErrorList {
+ public:
+  // Every error `e` stands for. `replaced`: a value was replaced by a stand-in
+  // (false for an unknown key, which changes no value read).
+  void add(const ScenarioError& e, bool replaced = true);
+  bool empty() const { return errors_.empty(); }
+  size_t size() const { return errors_.size() + left_out_; }
+  // Some error that replaced a value was recorded at `path` or below it ("" matches
+  // every error): what was read there may not be what the user meant.
+  bool any_under(std::string_view path) const;
+  // Runs `step`; a ScenarioError it throws is recorded, unless an error
+  // already recorded at or under `section` explains it (a value read there
+  // was replaced by a placeholder, which may upset later checks).
+  // The reading of `section` then counts as stopped (stopped_at()).
+  template <class Step>
+  void attempt(std::string_view section, Step&& step) {
+    try {
+      step();
+    } catch (const ScenarioError& e) {
+      if (!any_under(section)) add(e);
+      stopped_.emplace_back(section);
+    }
+  }
+  // Reading of the object at `path` (or of one containing it) was stopped by
+  // an error: some of its keys may never have been asked about.
+  bool stopped_at(std::string_view path) const;
+  // Throws ScenarioError::combined() of the errors, if any.
+  void throw_if_any() const;
+
+ private:
+  std::vector<ScenarioError> errors_;
+  std::vector<bool> replaced_;  // per error, as add() was told
+  std::vector<std::string> stopped_;
+  size_t left_out_ = 0;
 };
 
 // Appends a key or list index to a dotted path: join_path("policies", "1") == "policies.1",

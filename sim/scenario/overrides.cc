@@ -128,8 +128,10 @@ void apply_override(nlohmann::json& doc, std::string_view assignment) {
   }
 }
 
-ScenarioError attribute_to_override(const ScenarioError& error,
-                                    const std::vector<std::string>& assignments) {
+namespace {
+
+ScenarioError attribute_one(const ScenarioError& error,
+                            const std::vector<std::string>& assignments) {
   const std::string& at = error.path();
   for (auto it = assignments.rbegin(); it != assignments.rend(); ++it) {
     const size_t eq = it->find('=');
@@ -141,6 +143,17 @@ ScenarioError attribute_to_override(const ScenarioError& error,
     }
   }
   return error;
+}
+
+}  // namespace
+
+ScenarioError attribute_to_override(const ScenarioError& error,
+                                    const std::vector<std::string>& assignments) {
+  const std::vector<ScenarioError> all = error.errors();
+  if (all.size() == 1) return attribute_one(error, assignments);
+  std::vector<ScenarioError> out;
+  for (const ScenarioError& e : all) out.push_back(attribute_one(e, assignments));
+  return ScenarioError::combined(std::move(out), error.left_out());
 }
 
 }  // namespace goodsim::scenario

@@ -47,10 +47,10 @@ std::string format_count(int64_t v) { return fmt::format("{}", v); }
 
 constexpr Quantity<double> kNumber = {"number", "a number", "", number_from_json, format_number,
                                       1.0, -kInf, kInf, -kInf, kInf};
-constexpr Quantity<int64_t> kCount = {"count", "a count", "", count_from_json, format_count,
+constexpr Quantity<int64_t> kCount = {"count", "a count", "count", count_from_json, format_count,
                                       1, kMinCount, kMaxCount, 0, kMaxCount};
 constexpr Quantity<core::Duration> kDuration = {
-    "duration", "a duration", "", duration_from_json, format_duration,
+    "duration", "a duration", "s", duration_from_json, format_duration,
     core::Duration::seconds(1), core::Duration::min(), core::Duration::max(),
     core::Duration::zero(), core::Duration::max()};
 constexpr Quantity<double> kBandwidth = {"bandwidth", "a bandwidth", "bit/s",
@@ -58,9 +58,9 @@ constexpr Quantity<double> kBandwidth = {"bandwidth", "a bandwidth", "bit/s",
                                          1.0, -kInf, kInf, 0, kInf};
 constexpr Quantity<double> kFlops = {"flops", "a FLOP/s rate", "FLOP/s", flops_from_json,
                                      format_flops, 1.0, -kInf, kInf, 0, kInf};
-constexpr Quantity<double> kBytes = {"bytes", "a byte size", "B", bytes_from_json,
+constexpr Quantity<double> kBytes = {"bytes", "a byte size", "bytes", bytes_from_json,
                                      format_bytes, 1.0, -kInf, kInf, 0, kInf};
-constexpr Quantity<double> kFraction = {"fraction", "a fraction", "", fraction_from_json,
+constexpr Quantity<double> kFraction = {"fraction", "a fraction", "fraction", fraction_from_json,
                                         format_number, 0.5, -kInf, kInf, 0, 1};
 
 const json& empty_object() {
@@ -117,12 +117,14 @@ struct ObjectReader::State {
   std::string path;
   std::shared_ptr<const std::string> file;
   bool describe = false;
+  ErrorList* errors = nullptr;  // collecting mode when set (see reader.h)
   std::set<std::string, std::less<>> known;
   // Nested readers in creation order, by path; reused so that reading the same object twice
   // accumulates known keys in one place.
   std::vector<std::shared_ptr<State>> children;
   std::map<std::string, size_t, std::less<>> child_index;  // path -> position in children
   std::string doc_path;  // path with list indices as "*": docs describe parameters, not elements
+  std::string next_unit;  // unit() of the next parameter recorded
   std::shared_ptr<DocSink> docs;
   std::shared_ptr<DefaultLog> defaults;  // null: defaults are not logged
 };
@@ -130,11 +132,12 @@ struct ObjectReader::State {
 ObjectReader::ObjectReader(std::shared_ptr<State> state) : state_(std::move(state)) {}
 
 ObjectReader::ObjectReader(const json& obj, std::string path,
-                           std::shared_ptr<const std::string> file)
+                           std::shared_ptr<const std::string> file, ErrorList* errors)
     : state_(std::make_shared<State>()) {
   state_->obj = &obj;
   state_->path = std::move(path);
   state_->file = std::move(file);
+  state_->errors = errors;
   state_->doc_path = state_->path;
   state_->docs = std::make_shared<DocSink>();
   if (!obj.is_object()) fail("", "expected an object, got " + describe_value(obj));
@@ -153,24 +156,29 @@ std::optional<T> ObjectReader::get(std::string_view key, const Quantity<T>& q, N
           def ? q.format(*def) : "", std::string(help),
           range_text(q, min, max, q.natural_min, q.natural_max)});
   const json* value = lookup(key);
+  const T placeholder = std::max(min, std::min(q.placeholder, max));
   if (value == nullptr) {
     if (need == Need::kDefault) {
       note_default(key, default_json(*def));
       return def;
     }
     if (need == Need::kOptional) return std::nullopt;
-    if (describing()) return std::max(min, std::min(q.placeholder, max));
-    fail_missing(key);
+    if (!describing()) report_missing(key);
+    return placeholder;
   }
+  const std::optional<T> fallback =
+      need == Need::kOptional ? std::nullopt : std::optional<T>(def.value_or(placeholder));
   T result;
   try {
     result = q.from_json(*value);
   } catch (const std::invalid_argument& e) {
-    fail(key, e.what());
+    report(key, e.what());
+    return fallback;
   }
   if (result < min || result > max) {
-    fail(key, fmt::format("expected {} {}, got {}", q.noun,
-                          range_text(q, min, max, q.lowest, q.highest), q.format(result)));
+    report(key, fmt::format("expected {} {}, got {}", q.noun,
+                            range_text(q, min, max, q.lowest, q.highest), q.format(result)));
+    return fallback;
   }
   return result;
 }
@@ -207,10 +215,13 @@ std::optional<bool> ObjectReader::get_boolean(std::string_view key, Need need,
       return def;
     }
     if (need == Need::kOptional) return std::nullopt;
-    if (describing()) return false;
-    fail_missing(key);
+    if (!describing()) report_missing(key);
+    return false;
   }
-  if (!value->is_boolean()) fail(key, "expected true or false, got " + describe_value(*value));
+  if (!value->is_boolean()) {
+    report(key, "expected true or false, got " + describe_value(*value));
+    return need == Need::kOptional ? std::nullopt : std::optional<bool>(def.value_or(false));
+  }
   return value->get<bool>();
 }
 
@@ -228,27 +239,36 @@ std::optional<std::string> ObjectReader::get_string(std::string_view key, Need n
                                                     std::optional<std::string> def,
                                                     std::string_view help,
                                                     const std::vector<std::string>* options) {
+  // Options known only with the scenario (site names) are blank while describing.
+  const bool listed = options != nullptr && std::any_of(options->begin(), options->end(),
+                                                        [](const auto& o) { return !o.empty(); });
   record({std::string(key), options ? "choice" : "string", "", need == Need::kRequired,
           def ? in_quotes(*def) : "", std::string(help),
-          options ? "one of " + quoted_list(*options) : ""});
+          listed ? "one of " + quoted_list(*options) : ""});
   const json* value = lookup(key);
+  const std::string placeholder = (options && !options->empty()) ? options->front() : "";
   if (value == nullptr) {
     if (need == Need::kDefault) {
       note_default(key, *def);
       return def;
     }
     if (need == Need::kOptional) return std::nullopt;
-    if (describing()) return (options && !options->empty()) ? options->front() : "";
-    fail_missing(key);
+    if (!describing()) report_missing(key);
+    return placeholder;
   }
   const std::string expected = options ? "one of " + quoted_list(*options) : "a string";
-  if (!value->is_string()) fail(key, fmt::format("expected {}, got {}", expected,
-                                                 describe_value(*value)));
+  if (!value->is_string()) {
+    report(key, fmt::format("expected {}, got {}", expected, describe_value(*value)));
+    if (need == Need::kOptional) return std::nullopt;
+    return def.value_or(placeholder);
+  }
   const auto& text = value->get_ref<const std::string&>();
   if (options && std::find(options->begin(), options->end(), text) == options->end()) {
     const auto match = closest_match(text, *options);
-    fail(key, fmt::format("expected {}, got {}{}", expected, describe_value(*value),
-                          match ? fmt::format("; did you mean \"{}\"?", *match) : ""));
+    report(key, fmt::format("expected {}, got {}{}", expected, describe_value(*value),
+                            match ? fmt::format("; did you mean \"{}\"?", *match) : ""));
+    if (need == Need::kOptional) return std::nullopt;
+    return def.value_or(placeholder);
   }
   return text;
 }
@@ -277,8 +297,8 @@ ObjectReader ObjectReader::object(std::string_view key, std::string_view help) {
   record({std::string(key), "object", "", true, "", std::string(help), ""});
   const json* value = lookup(key);
   if (value == nullptr) {
-    if (!describing()) fail_missing(key);
-    return child(empty_object(), key_path(key), doc_path(key));
+    if (!describing()) report_missing(key);
+    return child(empty_object(), key_path(key), doc_path(key), true);
   }
   return child(*value, key_path(key), doc_path(key));
 }
@@ -303,10 +323,13 @@ std::vector<ObjectReader> ObjectReader::get_object_list(std::string_view key,
     if (describing()) {
       return {child(empty_object(), join_path(key_path(key), "*"), element_doc_path)};
     }
-    if (required) fail_missing(key);
+    if (required) report_missing(key);
     return {};
   }
-  if (!value->is_array()) fail(key, "expected a list of objects, got " + describe_value(*value));
+  if (!value->is_array()) {
+    report(key, "expected a list of objects, got " + describe_value(*value));
+    return {};
+  }
   std::vector<ObjectReader> out;
   out.reserve(value->size());
   for (size_t i = 0; i < value->size(); ++i) {
@@ -336,11 +359,13 @@ bool ObjectReader::has(std::string_view key) const { return lookup(key) != nullp
 
 void ObjectReader::finish() const {
   if (state_->describe) return;
+  // An object where reading stopped early has keys that were never asked about.
+  if (state_->errors != nullptr && state_->errors->stopped_at(state_->path)) return;
   const json& obj = *state_->obj;
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     if (state_->known.count(it.key()) != 0) continue;
     const std::vector<std::string> candidates(state_->known.begin(), state_->known.end());
-    fail(it.key(), "unknown key; " + key_hint(it.key(), candidates));
+    report(it.key(), "unknown key; " + key_hint(it.key(), candidates), false);
   }
   for (const auto& child_state : state_->children) ObjectReader(child_state).finish();
 }
@@ -349,8 +374,15 @@ void ObjectReader::fail(std::string_view key, std::string_view message) const {
   throw ScenarioError(state_->file ? *state_->file : "", key_path(key), std::string(message));
 }
 
-void ObjectReader::fail_missing(std::string_view key) const {
-  fail("", fmt::format("missing required key \"{}\"", key));
+void ObjectReader::report(std::string_view key, std::string_view message, bool replaced) const {
+  if (state_->errors == nullptr) fail(key, message);
+  state_->errors->add(
+      ScenarioError(state_->file ? *state_->file : "", key_path(key), std::string(message)),
+      replaced);
+}
+
+void ObjectReader::report_missing(std::string_view key) const {
+  report("", fmt::format("missing required key \"{}\"", key));
 }
 
 bool ObjectReader::describing() const { return state_->describe; }
@@ -379,26 +411,38 @@ void ObjectReader::note_default(std::string_view key, json value) const {
   state_->defaults->entries.emplace_back(key_path(key), std::move(value));
 }
 
+ObjectReader& ObjectReader::unit(std::string_view unit) {
+  state_->next_unit = unit;
+  return *this;
+}
+
 void ObjectReader::record(ParamDoc doc) {
   doc.key = doc_path(doc.key);
+  if (!state_->next_unit.empty()) doc.unit = std::move(state_->next_unit);
+  state_->next_unit.clear();
   DocSink& sink = *state_->docs;
   if (sink.keys.insert(doc.key).second) sink.list.push_back(std::move(doc));
 }
 
-ObjectReader ObjectReader::child(const json& value, std::string path, std::string doc_path) {
+ObjectReader ObjectReader::child(const json& value, std::string path, std::string doc_path,
+                                 bool placeholder) {
   if (const auto it = state_->child_index.find(path); it != state_->child_index.end()) {
     return ObjectReader(state_->children[it->second]);
   }
   if (!value.is_object()) {
-    throw ScenarioError(state_->file ? *state_->file : "", path,
-                        "expected an object, got " + describe_value(value));
+    const ScenarioError e(state_->file ? *state_->file : "", path,
+                          "expected an object, got " + describe_value(value));
+    if (state_->errors == nullptr) throw e;
+    state_->errors->add(e);
+    return child(empty_object(), std::move(path), std::move(doc_path), true);
   }
   auto state = std::make_shared<State>();
   state->obj = &value;
   state->path = std::move(path);
   state->doc_path = std::move(doc_path);
   state->file = state_->file;
-  state->describe = state_->describe;
+  state->errors = state_->errors;
+  state->describe = state_->describe || placeholder;
   state->docs = state_->docs;
   state->defaults = state_->defaults;
   state_->child_index.emplace(state->path, state_->children.size());

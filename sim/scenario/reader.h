@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/time.h"
+#include "sim/scenario/error.h"
 
 namespace goodsim::scenario {
 
@@ -22,8 +23,10 @@ struct ParamDoc {
   std::string kind;          // "number", "count", "duration", "bandwidth", "flops", "bytes",
                              // "fraction", "bool", "string", "choice", "object",
                              // "list of objects", "json"
-  std::string unit;          // unit of the value handed to the model: "bit/s", "FLOP/s",
-                             // "B"; empty for plain numbers, counts, durations (a Duration)
+  std::string unit;          // unit of the value: "s" (durations), "bit/s", "FLOP/s",
+                             // "bytes", "fraction", "count", or what unit() declared
+                             // ("1/chip-year", "tokens"); empty for bool, string, choice,
+                             // objects
   bool required = false;
   std::string default_text;  // formatted default ("30m", "0.5", "\"fifo\""); empty if none
   std::string help;
@@ -65,6 +68,16 @@ enum class Need { kRequired, kDefault, kOptional };
 // object()/object_list(), so calling it once on the root checks the whole tree; calling it
 // again on a child is harmless.
 //
+// Collecting mode (validation reports every error in one pass): a reader made
+// with an ErrorList adds the errors it finds there instead of throwing and goes
+// on with a stand-in value (the default if there is one, else describe mode's
+// placeholder): bad values, missing keys, values of the wrong type, and every
+// unknown key at finish() (except in an object whose reading a thrown error
+// stopped: see ErrorList::attempt()). A nested object that is missing or not
+// an object is read in describe mode. fail() still throws (cross-field checks
+// cannot go on); callers record it with ErrorList::attempt(). The list must
+// outlive the reader; children share it.
+//
 // Describe mode: ObjectReader::describe() makes a reader over an empty object that never
 // throws for missing keys and records a ParamDoc for every getter call. Run a model's
 // from_json(ObjectReader&) on it to collect the model's parameters for `list-models`:
@@ -89,11 +102,13 @@ class ObjectReader {
 
   // Reads `obj` found at `path` of `file` (the file name used in messages; may be null).
   // Throws ScenarioError if obj is not an object.
+  // With `errors`, the reader collects errors there (see above).
   ObjectReader(const nlohmann::json& obj, std::string path,
-               std::shared_ptr<const std::string> file = nullptr);
+               std::shared_ptr<const std::string> file = nullptr, ErrorList* errors = nullptr);
   // The reader keeps a reference: a temporary JSON would dangle.
   ObjectReader(const nlohmann::json&& obj, std::string path,
-               std::shared_ptr<const std::string> file = nullptr) = delete;
+               std::shared_ptr<const std::string> file = nullptr,
+               ErrorList* errors = nullptr) = delete;
   // A describing reader (see above); `path` prefixes the documented keys.
   static ObjectReader describe(std::string path = "");
 
@@ -122,6 +137,11 @@ class ObjectReader {
   // A fraction, 0.25 or "25%", within [min, max] (by default [0, 1]).
   GOODSIM_READER_QUANTITY(fraction, double, 0, 1)
 #undef GOODSIM_READER_QUANTITY
+
+  // Declares the unit of the next parameter read through this reader, for the
+  // docs (list-models); numbers have none unless declared. Returns *this:
+  //   r.unit("1/chip-year").number("rate", 0.5, "slowdowns per chip-year")
+  ObjectReader& unit(std::string_view unit);
 
   // JSON true/false only.
   bool boolean(std::string_view key, std::string_view help);
@@ -154,7 +174,8 @@ class ObjectReader {
   // True if the key is present and not null. Marks the key known (see class comment).
   bool has(std::string_view key) const;
 
-  // Throws ScenarioError on the first unknown key here or in any nested reader.
+  // Throws ScenarioError on the first unknown key here or in any nested reader
+  // (collecting mode: records every one).
   void finish() const;
 
   // Throws ScenarioError at this object's key (or at the object itself when key is empty).
@@ -183,7 +204,9 @@ class ObjectReader {
   const nlohmann::json* lookup(std::string_view key) const;
   void record(ParamDoc doc);  // doc.key: the key within this object
   std::string doc_path(std::string_view key) const;
-  ObjectReader child(const nlohmann::json& value, std::string path, std::string doc_path);
+  // `placeholder`: read the child in describe mode (it stands for a missing object).
+  ObjectReader child(const nlohmann::json& value, std::string path, std::string doc_path,
+                     bool placeholder = false);
   std::optional<std::string> get_string(std::string_view key, detail::Need need,
                                         std::optional<std::string> def, std::string_view help,
                                         const std::vector<std::string>* options);
@@ -191,9 +214,12 @@ class ObjectReader {
                                             bool required);
   std::optional<bool> get_boolean(std::string_view key, detail::Need need,
                                   std::optional<bool> def, std::string_view help);
-  [[noreturn]] void fail_missing(std::string_view key) const;
   // Records that `key` took its default `value` (a no-op without a log).
   void note_default(std::string_view key, nlohmann::json value) const;
+  // Throws, or records in collecting mode.
+  // `replaced`: the value read is a stand-in (ErrorList::add).
+  void report(std::string_view key, std::string_view message, bool replaced = true) const;
+  void report_missing(std::string_view key) const;
 
   std::shared_ptr<State> state_;
 };

@@ -27,15 +27,18 @@ std::vector<SiteSpec> parse_sites(ObjectReader& c, uint64_t total_slices) {
   for (ObjectReader& s : c.optional_object_list("sites", "datacenters; default one site")) {
     SiteSpec site;
     site.name = s.string("name", "site name, used by links and placement");
-    check_name(s, "name", site.name);
-    if (!names.insert(site.name).second) s.fail("name", "duplicate site name \"" + site.name + "\"");
+    // A describing reader (docs, or a missing cluster) reads placeholders: no checks.
+    if (!s.describing()) check_name(s, "name", site.name);
+    if (!names.insert(site.name).second && !s.describing()) {
+      s.fail("name", "duplicate site name \"" + site.name + "\"");
+    }
     site.slices = static_cast<uint32_t>(
         s.count("slices", 0, "slices in this site; 0 or absent: an even share", 0, UINT32_MAX));
     with_slices += site.slices > 0 ? 1 : 0;
     sites.push_back(site);
   }
   if (sites.empty()) sites.push_back({"site0", 0});
-  if (sites.size() > total_slices) {
+  if (sites.size() > total_slices && !c.describing()) {
     c.fail("sites", fmt::format("{} sites but only {} slices", sites.size(), total_slices));
   }
   if (with_slices == 0) {
@@ -46,7 +49,7 @@ std::vector<SiteSpec> parse_sites(ObjectReader& c, uint64_t total_slices) {
   } else {
     uint64_t sum = 0;
     for (const SiteSpec& s : sites) sum += s.slices;
-    if (with_slices != sites.size() || sum != total_slices) {
+    if ((with_slices != sites.size() || sum != total_slices) && !c.describing()) {
       c.fail("sites", fmt::format("give \"slices\" for every site or for none; when given they "
                                   "must sum to the cluster's {} slices (got {})", total_slices, sum));
     }
@@ -62,7 +65,7 @@ std::vector<LinkSpec> parse_links(ObjectReader& c, const std::vector<SiteSpec>& 
     LinkSpec link;
     link.from = l.choice("from", names, "site at one end");
     link.to = l.choice("to", names, "site at the other end");
-    if (link.from == link.to) l.fail("to", "a link needs two different sites");
+    if (link.from == link.to && !l.describing()) l.fail("to", "a link needs two different sites");
     link.bandwidth_bps = l.bandwidth_bps("bandwidth", "link bandwidth, e.g. \"5Gbps\"", 1.0);
     link.latency = l.duration("latency", core::Duration::zero(), "one-way latency");
     links.push_back(link);
@@ -106,7 +109,7 @@ ClusterSpec parse_cluster(ObjectReader& c) {
   spec.hosts_per_slice = static_cast<uint32_t>(
       c.count("hosts_per_slice", 64, "hosts per slice (the SPMD unit)", 1, kMaxUnitSize));
   const uint64_t per_slice = uint64_t{spec.chips_per_host} * spec.hosts_per_slice;
-  if (spec.chips % per_slice != 0) {
+  if (!c.describing() && spec.chips % per_slice != 0) {
     const uint64_t below = spec.chips / per_slice * per_slice;
     const std::string nearest = below == 0 ? fmt::format("{}", per_slice)
                                            : fmt::format("{} or {}", below, below + per_slice);
@@ -159,19 +162,19 @@ JobSpec parse_job(ObjectReader& j, const ClusterSpec& cluster) {
   JobSpec job;
   // At most 1e15 each (far beyond any model or batch): token counts over the longest
   // horizon at the shortest step then stay finite, and so does every loss model.
-  job.params = j.number("params", "model parameters, e.g. 7e10", 1.0, kMaxJobScale);
+  job.params = j.unit("params").number("params", "model parameters, e.g. 7e10", 1.0, kMaxJobScale);
   job.tokens_per_step =
-      j.number("tokens_per_step", "global batch in tokens per step", 1.0, kMaxJobScale);
+      j.unit("tokens").number("tokens_per_step", "global batch in tokens per step", 1.0, kMaxJobScale);
   const auto step = j.optional_duration("step_time", "time of one training step on the whole "
                                         "cluster", core::Duration::nanos(1));
   const auto peak = j.optional_flops("peak_flops", "peak FLOP/s of one chip, e.g. \"459TFLOPS\"", 1.0);
   const double mfu = j.fraction("mfu", 0.4, "model FLOPs utilisation (with peak_flops)", 1e-6, 1.0);
-  if (step.has_value() == peak.has_value()) {
+  if (!j.describing() && step.has_value() == peak.has_value()) {
     j.fail("", "give exactly one of \"step_time\" or \"peak_flops\"");
   }
   if (step) {
     job.step_time = *step;
-  } else {
+  } else if (peak) {
     const double per_slice = static_cast<double>(cluster.chips_per_host) * cluster.hosts_per_slice;
     const double job_chips = static_cast<double>(cluster.chips) - cluster.spare_slices * per_slice;
     const double seconds = 6.0 * job.params * job.tokens_per_step / (job_chips * *peak * mfu);
@@ -180,15 +183,17 @@ JobSpec parse_job(ObjectReader& j, const ClusterSpec& cluster) {
       j.fail("peak_flops", fmt::format("derived step time of {} s is out of range", seconds));
     }
   }
-  job.target_tokens = j.optional_number("target_tokens", "token budget; time_to_target_s is "
+  job.target_tokens = j.unit("tokens").optional_number("target_tokens", "token budget; time_to_target_s is "
                                         "when it is reached", 1.0);
-  job.target_loss = j.optional_number("target_loss", "target loss (needs a \"loss\" model); "
+  job.target_loss = j.unit("nats").optional_number("target_loss", "target loss (needs a \"loss\" model); "
                                       "time_to_target_s is when it is reached", 0.0);
   if (job.target_tokens && job.target_loss) {
     j.fail("target_loss", "give \"target_tokens\" or \"target_loss\", not both");
   }
-  job.gradient_bytes = j.bytes("gradient_bytes", 2.0 * job.params,
-                               "bytes of one gradient all-reduce (default: 2 x params, bf16)");
+  // Defaults that depend on other keys are documented in the help, not as a value.
+  job.gradient_bytes = j.optional_bytes("gradient_bytes", "bytes of one gradient all-reduce "
+                                        "(default: 2 x params, bf16)")
+                           .value_or(2.0 * job.params);
   job.intra_site_bps = j.bandwidth_bps("intra_site_bandwidth", 800e9,
                                        "per-slice bandwidth of all-reduces inside a site", 1.0);
   job.comm_overlap = j.fraction("comm_overlap", 1.0, "share of the intra-site all-reduce "
@@ -217,44 +222,76 @@ OutputSpec parse_outputs(ObjectReader& r, core::Duration horizon) {
   OutputSpec out;
   out.sample_interval = std::max(horizon / 200, core::Duration::nanos(1));
   if (auto o = r.optional_object("outputs", "what to write besides summary.json")) {
-    out.sample_interval = o->duration("sample_interval", out.sample_interval,
-                                      "time between timeseries.csv rows (default horizon/200)",
-                                      std::max(horizon / 1'000'000, core::Duration::nanos(1)));
+    out.sample_interval = o->optional_duration("sample_interval", "time between "
+                                               "timeseries.csv rows (default horizon/200)",
+                                               std::max(horizon / 1'000'000,
+                                                        core::Duration::nanos(1)))
+                              .value_or(out.sample_interval);
     out.events = o->boolean("events", false, "also write events.jsonl");
   }
   return out;
 }
 
-}  // namespace
 
-Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
+// Reads the top level of a scenario through `r` (also in describe mode).
+Scenario read_scenario(ObjectReader& r, const std::string& file, ErrorList& errors) {
   Scenario s;
   s.file = std::make_shared<const std::string>(file);
-  ObjectReader r(doc, "", s.file);
   r.log_defaults_to(s.defaults);
-  s.name = r.string("name", "scenario name; names the default output directory");
-  check_name(r, "name", s.name);
+  errors.attempt("name", [&] {
+    s.name = r.string("name", "scenario name; names the default output directory");
+    check_name(r, "name", s.name);
+  });
   s.description = r.string("description", "", "free text: assumptions, sources");
   s.seed = static_cast<uint64_t>(r.count("seed", 1, "seed of every random stream", 0,
                                               static_cast<int64_t>(kMaxSeed)));
   s.horizon = r.duration("horizon", "simulated time span, e.g. \"7d\"", core::Duration::nanos(1),
                          core::Duration::days(kMaxHorizonDays));
-  ObjectReader cluster = r.object("cluster", "chips, hosts, slices, sites and links");
-  s.cluster = parse_cluster(cluster);
-  ObjectReader job = r.object("job", "model size, batch and step time");
-  s.job = parse_job(job, s.cluster);
-  s.failures = model_entries(r, "failures", false, file);
-  s.stragglers = model_entries(r, "stragglers", false, file);
-  s.chaos = model_entries(r, "chaos", false, file, "timeline entries (objects with \"at\" and \"action\")");
-  s.policies = model_entries(r, "policies", true, file);
+  errors.attempt("cluster", [&] {
+    ObjectReader cluster = r.object("cluster", "chips, hosts, slices, sites and links");
+    s.cluster = parse_cluster(cluster);
+  });
+  errors.attempt("job", [&] {
+    ObjectReader job = r.object("job", "model size, batch and step time");
+    s.job = parse_job(job, s.cluster);
+  });
+  errors.attempt("failures", [&] { s.failures = model_entries(r, "failures", false, file); });
+  errors.attempt("stragglers", [&] { s.stragglers = model_entries(r, "stragglers", false, file); });
+  errors.attempt("chaos", [&] {
+    s.chaos = model_entries(r, "chaos", false, file,
+                            "timeline entries (objects with \"at\" and \"action\")");
+  });
+  errors.attempt("policies", [&] { s.policies = model_entries(r, "policies", true, file); });
   const nlohmann::json& loss = r.raw("loss", "surrogate loss model: {\"type\": \"scaling_law\" "
                                      "or \"nqm\", ...}");
   if (!loss.is_null()) s.loss = ModelEntry{"loss", loss};
   if (s.job.target_loss && !s.loss) {
-    throw ScenarioError(file, "job.target_loss", "a target loss needs a \"loss\" model");
+    errors.add(ScenarioError(file, "job.target_loss", "a target loss needs a \"loss\" model"));
   }
   s.outputs = parse_outputs(r, s.horizon);
   r.finish();
+  return s;
+}
+
+}  // namespace
+
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& file,
+                        ErrorList& errors) {
+  ObjectReader r(doc, "", std::make_shared<const std::string>(file), &errors);
+  return read_scenario(r, file, errors);
+}
+
+std::vector<ParamDoc> describe_scenario() {
+  ErrorList errors;  // placeholders may upset cross-field checks: the docs stand
+  ObjectReader r = ObjectReader::describe();
+  read_scenario(r, "", errors);
+  return r.docs();
+}
+
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& file) {
+  ErrorList errors;
+  Scenario s = parse_scenario(doc, file, errors);
+  errors.throw_if_any();
   return s;
 }
 

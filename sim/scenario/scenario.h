@@ -19,6 +19,7 @@
 #include "sim/cluster/layout.h"
 #include "sim/cluster/network.h"
 #include "sim/core/time.h"
+#include "sim/scenario/error.h"
 #include "sim/scenario/reader.h"
 
 namespace goodsim::scenario {
@@ -95,6 +96,13 @@ struct Scenario {
 // Validates `doc` (after --set overrides) into a Scenario. `file` names the
 // source in messages. Throws ScenarioError.
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& file);
+// The same, adding every error found (up to kMaxErrors) to `errors` instead of
+// throwing; when any were found the result is incomplete and must not be used.
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& file, ErrorList& errors);
+
+// The top-level keys of a scenario and those of cluster, job and outputs, as
+// the reader documents them (describe mode); models document their own.
+std::vector<ParamDoc> describe_scenario();
 
 // `doc` with each default of `log` written at its key path (list elements by index), so
 // that reading the result applies no default the original reading applied. REQUIRES: `log`

@@ -145,6 +145,113 @@ class AnalysisTest(unittest.TestCase):
         self.assertIn("neither a run", result.stderr)
 
 
+class UnitsAndOrderTest(unittest.TestCase):
+    """The data behind the plots (not pixels): the sweep's units, numeric order, log axes,
+    one-point sweeps, chaos marks, the paired table; and check's JUnit output."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, ANALYSIS)
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.scenario = os.path.join(cls.tmp.name, "s.json")
+        with open(cls.scenario, "w", encoding="utf-8") as f:
+            json.dump(SCENARIO, f)
+        cls.log_sweep = os.path.join(cls.tmp.name, "log-sweep")
+        result = run([GOODSIM, "sweep", cls.scenario, "--vary", "failures.0.mtbf=log:1y..8y:4",
+                      "--vary", "policies.0.restart_time=20m,5m,10m", "--seeds", "2",
+                      "--jobs", "1", "--out", cls.log_sweep, "--quiet"])
+        assert result.returncode == 0, result.stderr
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_durations_in_the_sweeps_unit_on_a_log_axis_in_numeric_order(self):
+        import plot_sweep
+        drawn = {}
+        plot_sweep.make_plots(self.log_sweep, os.path.join(self.tmp.name, "p1"), drawn)
+        goodput = drawn["goodput.png"]
+        self.assertEqual(goodput["x_label"], "failures.0.mtbf (y)")
+        self.assertEqual(goodput["x_scale"], "log")
+        for xs in goodput["x"].values():
+            self.assertEqual(len(xs), 4)
+            self.assertAlmostEqual(xs[0], 1.0, places=4)
+            self.assertAlmostEqual(xs[-1], 8.0, places=4)
+            self.assertEqual(xs, sorted(xs))
+        self.assertEqual(goodput["panels"], ["5m", "10m", "20m"])
+        self.assertIn("goodput by failures.0.mtbf", goodput["title"])
+        heatmap = drawn["heatmap.png"]
+        self.assertEqual(heatmap["rows"], ["5m", "10m", "20m"])
+
+    def test_axis_of_a_linear_grid_and_of_names(self):
+        from goodsim_io import sweep_axis
+        linear = sweep_axis("cluster.chips", ["1024", "2048", "3072"])
+        self.assertEqual(linear["scale"], "linear")
+        self.assertEqual(linear["label"], "cluster.chips")
+        mixed = sweep_axis("horizon", ["90m", "1h", "2h"])
+        self.assertEqual(mixed["label"], "horizon (h)")
+        self.assertEqual(mixed["order"], ["1h", "90m", "2h"])
+        names = sweep_axis("policies.0.type", ["diloco", "data_parallel"])
+        self.assertEqual(names["order"], ["data_parallel", "diloco"])
+
+    def test_one_point_sweep_plots_and_reports(self):
+        sweep = os.path.join(self.tmp.name, "one-point")
+        result = run([GOODSIM, "sweep", self.scenario, "--seeds", "2", "--jobs", "1",
+                      "--out", sweep, "--quiet"])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        import plot_sweep
+        drawn = {}
+        plot_sweep.make_plots(sweep, os.path.join(self.tmp.name, "p2"), drawn)
+        self.assertEqual(drawn["goodput.png"]["policies"], ["dp", "elastic"])
+        out = os.path.join(self.tmp.name, "one.html")
+        result = run(["/usr/bin/python3", os.path.join(ANALYSIS, "report.py"), sweep,
+                      "--out", out])
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_report_has_the_paired_table_in_numeric_order(self):
+        out = os.path.join(self.tmp.name, "log.html")
+        result = run(["/usr/bin/python3", os.path.join(ANALYSIS, "report.py"), self.log_sweep,
+                      "--out", out])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(out, encoding="utf-8") as f:
+            page = f.read()
+        self.assertIn("Paired goodput differences (policy - baseline, same seeds)", page)
+        self.assertIn("<th>mean_diff</th>", page)
+        paired = page[page.index("Paired goodput"):]
+        self.assertLess(paired.index("<td>5m</td>"), paired.index("<td>10m</td>"))
+
+    def test_chaos_actions_are_marked_on_run_plots(self):
+        scenario = dict(SCENARIO, name="chaos-test",
+                        chaos=[{"at": "1d", "action": "fail", "target": {"slice": 1},
+                                "duration": "2h"}])
+        path = os.path.join(self.tmp.name, "chaos.json")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(scenario, f)
+        out = os.path.join(self.tmp.name, "chaos-out")
+        result = run([GOODSIM, "run", path, "--out", out, "--quiet", "--events"])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        import plot_run
+        drawn = {}
+        plot_run.make_plots(out, os.path.join(self.tmp.name, "p3"), drawn)
+        self.assertEqual(drawn["goodput.png"]["chaos"],
+                         [(86400.0, "fail", "begin"), (93600.0, "fail", "end")])
+        self.assertIn("chaos-test", drawn["goodput.png"]["title"])
+
+    def test_check_junit_output_parses_as_xml(self):
+        import xml.etree.ElementTree as ET
+        baseline = os.path.join(self.tmp.name, "baseline.json")
+        base = [GOODSIM, "check", self.scenario, "--baseline", baseline, "--seeds", "2", "-j", "1"]
+        result = run([*base, "--update"])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        result = run([*base, "--format", "junit"])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        root = ET.fromstring(result.stdout)
+        self.assertEqual(root.tag, "testsuites")
+        cases = root.findall("./testsuite/testcase")
+        self.assertEqual(len(cases), 4)  # 2 policies x (goodput, uptime)
+        self.assertEqual(root.findall(".//failure"), [])
+
+
 if __name__ == "__main__":
     GOODSIM = os.path.abspath(sys.argv.pop(1))
     unittest.main(verbosity=2)

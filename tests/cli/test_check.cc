@@ -131,3 +131,72 @@ TEST_CASE("goodsim check and sweep exit codes through the binary", "[cli][check]
 
 }  // namespace
 }  // namespace goodsim::cli::sweep
+
+namespace goodsim::cli::sweep {
+namespace {
+
+TEST_CASE("check: other seeds than the baseline's are refused, or compared with a warning",
+          "[cli][check]") {
+  CheckFixture f;
+  f.record(4);
+  CheckOptions o = f.options();
+  o.seeds = 3;
+  CHECK_THROWS_WITH(f.check(o), Catch::Contains("cannot be paired") &&
+                                    Catch::Contains("--allow-unpaired"));
+  o = f.options();
+  o.sets = {"seed=7"};
+  CHECK_THROWS_WITH(f.check(o), Catch::Contains("this check runs seeds 7 to 10"));
+  o.allow_unpaired = true;
+  std::string text;
+  const int rc = f.check(o, &text);
+  CHECK((rc == 0 || rc == 1));
+  CHECK_THAT(text, Catch::StartsWith("WARNING: scenario"));
+  CHECK_THAT(text, Catch::Contains("compared unpaired"));
+  CHECK(text.find("3 SE paired") == std::string::npos);
+}
+
+TEST_CASE("check: --format json lists every comparison with clamped CI bounds", "[cli][check]") {
+  CheckFixture f;
+  f.record(4);
+  CheckOptions o = f.options();
+  o.format = "json";
+  f.edit([](Json& j) { j["scenarios"][0]["policies"][1]["goodput"]["mean"] = 0.99; });
+  std::string text;
+  CHECK(f.check(o, &text) == 1);
+  const Json doc = Json::parse(text);
+  CHECK(doc["passed"] == false);
+  CHECK(doc["failed"] == 1);
+  REQUIRE(doc["results"].size() == 4);
+  size_t regressed = 0;
+  for (const Json& r : doc["results"]) {
+    regressed += r["verdict"] == "REGRESSED" ? 1 : 0;
+    CHECK(r["n"] == 4);
+    if (r["now_ci95_lo"].is_number()) {
+      CHECK(r["now_ci95_lo"].get<double>() >= 0.0);
+      CHECK(r["now_ci95_hi"].get<double>() <= 1.0);  // goodput and uptime
+    }
+  }
+  CHECK(regressed == 1);
+  o.format = "yaml";
+  CHECK_THROWS_WITH(f.check(o), Catch::Contains("expected text, json or junit"));
+}
+
+TEST_CASE("check: --format junit has a testcase per comparison and a failure per regression",
+          "[cli][check]") {
+  CheckFixture f;
+  f.record(4);
+  f.edit([](Json& j) { j["scenarios"][0]["policies"][0]["uptime"]["mean"] = 0.9999; });
+  CheckOptions o = f.options();
+  o.format = "junit";
+  std::string text;
+  CHECK(f.check(o, &text) == 1);
+  CHECK_THAT(text, Catch::StartsWith("<?xml version=\"1.0\""));
+  CHECK_THAT(text, Catch::Contains("<testsuites name=\"goodsim check\" tests=\"4\" failures=\"1\">"));
+  size_t cases = 0, pos = 0;
+  while ((pos = text.find("<testcase ", pos)) != std::string::npos) ++cases, ++pos;
+  CHECK(cases == 4);
+  CHECK_THAT(text, Catch::Contains("<failure message=\"uptime REGRESSED"));
+}
+
+}  // namespace
+}  // namespace goodsim::cli::sweep

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cli/sweep/compare.h"
+#include "cli/sweep/metrics.h"
 #include "cli/sweep/replication.h"
 #include "cli/sweep/stats.h"
 
@@ -101,6 +102,24 @@ TEST_CASE("check rule: paired seeds catch a shift the unpaired rule misses", "[c
   const Verdict paired = compare_metric(b, e, Better::kHigher, std::nullopt, d);
   CHECK(paired.kind == Verdict::Kind::kRegressed);  // -0.01 on every seed; the floor is 0.0008
   CHECK(paired.rule == "floor");
+}
+
+TEST_CASE("CI bounds stay inside the metric's range", "[cli][stats]") {
+  auto check_bounds = [](const Estimate& e, size_t metric, bool difference, double lo,
+                         double hi) {
+    const auto [l, h] = ci_bounds(e, metric, difference);
+    CHECK(l == Approx(lo).margin(1e-12));
+    CHECK(h == Approx(hi).margin(1e-12));
+  };
+  // Goodput 0.001 +- 0.002 (a policy that almost never trains): the t interval
+  // would reach -0.001, an impossible goodput.
+  check_bounds({5, 0.001, 0.0016, 0.002}, kGoodput, false, 0.0, 0.003);
+  check_bounds({5, 0.999, 0.0016, 0.002}, kUptime, false, 0.997, 1.0);
+  const size_t outages = *metric_index("outages");
+  check_bounds({3, 0.5, 1, 2.5}, outages, false, 0.0, 3.0);
+  // A difference of goodputs lies in [-1, 1]; of counts, anywhere.
+  check_bounds({3, -0.9, 0.1, 0.3}, kGoodput, true, -1.0, -0.6);
+  check_bounds({3, -0.5, 1, 2.5}, outages, true, -3.0, 2.0);
 }
 
 }  // namespace
