@@ -47,14 +47,6 @@ void ChipTimeLedger::move(Category from, Category to, ChipNanos amount) {
   totals_[static_cast<size_t>(to)] += amount;
 }
 
-void ChipTimeLedger::move_computed(Category from, Category to, ChipNanos amount,
-                                   ChipNanos slack) {
-  const ChipNanos held = totals_[static_cast<size_t>(from)];
-  GOODSIM_CHECK_MSG(held + slack >= amount,
-                    "reclassifying more chip-time than the category holds, beyond rounding");
-  move(from, to, std::min(amount, held));
-}
-
 double ChipTimeLedger::chip_seconds(Category c) const {
   return static_cast<double>(totals_[static_cast<size_t>(c)]) /
          (static_cast<double>(kChipScale) * core::kNanosPerSecond);
@@ -70,15 +62,28 @@ void ChipTimeLedger::check_invariant() const {
                     "chip-time categories do not sum to chips x horizon");
 }
 
-void add_running_split(ChipTimeLedger::Split& split, uint64_t units, core::Duration base,
-                       core::Duration step, double slowdown) {
+RunningSplit RunningSplit::of(uint64_t units_per_slice, uint64_t slices, double sum_slowdown,
+                              double max_slowdown, core::Duration base, core::Duration step) {
   const double d = static_cast<double>(step.ns());
   const double b = static_cast<double>(base.ns());
-  const auto productive = static_cast<uint64_t>(units * std::min(1.0, b / d));
-  const auto straggler = static_cast<uint64_t>(units * std::min(1.0, b * (slowdown - 1) / d));
+  const uint64_t units = units_per_slice * slices;
+  const double ratio = b / d;
+  const auto share = [&](double chip_units) {
+    return static_cast<uint64_t>(std::clamp(chip_units * ratio, 0.0, static_cast<double>(units)));
+  };
+  RunningSplit r;
+  const uint64_t computing_or_waiting = share(static_cast<double>(units) * max_slowdown);
+  r.productive = std::min(share(static_cast<double>(units_per_slice) * sum_slowdown),
+                          computing_or_waiting);
+  r.straggler_wait = computing_or_waiting - r.productive;
+  r.sync_wait = units - computing_or_waiting;
+  return r;
+}
+
+void RunningSplit::add_to(ChipTimeLedger::Split& split) const {
   split[static_cast<size_t>(Category::kProductive)] += productive;
-  split[static_cast<size_t>(Category::kStragglerWait)] += straggler;
-  split[static_cast<size_t>(Category::kSyncWait)] += units - productive - straggler;
+  split[static_cast<size_t>(Category::kStragglerWait)] += straggler_wait;
+  split[static_cast<size_t>(Category::kSyncWait)] += sync_wait;
 }
 
 }  // namespace goodsim::models::policy

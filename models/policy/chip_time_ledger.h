@@ -7,12 +7,14 @@
 // time.
 //
 // Units: a split is in chip units of 1/kChipScale chip, so a policy can charge
-// fractions of a chip's time (a group slowed by a factor s computes only 1/s of
-// the time; the rest is straggler_wait). Totals are chip-units x nanoseconds in
-// 128-bit integers.
+// fractions of a chip's time (of a step, a chip computes for part of the time
+// and waits for the rest; see RunningSplit). Totals are chip-units x
+// nanoseconds in 128-bit integers.
 //
 // Work can be reclassified after the fact (computed steps rolled back become
-// lost_work) with move(); moves keep the sum.
+// lost_work) with move(); moves keep the sum. Policies move exactly chip-time
+// they charged (taken from the ledger or from a StepCharge), never an amount
+// recomputed from steps x step time.
 #pragma once
 
 #include <array>
@@ -56,13 +58,6 @@ class ChipTimeLedger {
   // Recharges chip-time already integrated from one category to another;
   // `amount` in chip-units x ns. REQUIRES: `amount` <= what `from` holds.
   void move(Category from, Category to, ChipNanos amount);
-  // Like move(), for an amount computed from the model (steps x step time) rather than
-  // taken from the integrated split: the split's whole chip-units and the step clock's
-  // floating-point progress can leave `from` a few chip-unit nanoseconds short of such an
-  // exact figure. Moves min(amount, what `from` holds). REQUIRES: the shortfall is at most
-  // `slack` (a larger one is a broken invariant, as for move()).
-  void move_computed(Category from, Category to, ChipNanos amount, ChipNanos slack);
-
   const Split& split() const { return split_; }
   ChipNanos total(Category c) const { return totals_[static_cast<size_t>(c)]; }
   double chip_seconds(Category c) const;
@@ -79,10 +74,24 @@ class ChipTimeLedger {
   core::SimTime last_;
 };
 
-// Adds `units` chip units of a running synchronous group to `split`: of each
-// step of duration `step`, `base` is productive, base x (slowdown - 1)
-// straggler_wait and the rest (communication) sync_wait.
-void add_running_split(ChipTimeLedger::Split& split, uint64_t units, core::Duration base,
-                       core::Duration step, double slowdown);
+// What a running synchronous group charges per category, in chip units.
+// Each step takes `step` = base x s_max + c: the group waits for its slowest
+// active slice (slowdown s_max) and for the non-overlapped communication c. A
+// chip of a slice with slowdown s computes for base x s of it: productive,
+// whatever makes it slower (an older generation, a slow member, a transient
+// slowdown); it then waits base x (s_max - s) for the slowest slice
+// (straggler_wait) and c for communication (sync_wait). Rounded down to whole
+// chip units, the rest going to sync_wait, so the three sum to the group's units.
+struct RunningSplit {
+  uint64_t productive = 0;
+  uint64_t straggler_wait = 0;
+  uint64_t sync_wait = 0;
+
+  // `slices` active slices of `units_per_slice` chip units each, whose
+  // slowdowns sum to `sum_slowdown` (>= slices) with maximum `max_slowdown`.
+  static RunningSplit of(uint64_t units_per_slice, uint64_t slices, double sum_slowdown,
+                         double max_slowdown, core::Duration base, core::Duration step);
+  void add_to(ChipTimeLedger::Split& split) const;
+};
 
 }  // namespace goodsim::models::policy

@@ -101,6 +101,8 @@ void DataParallel::enter(State s) {
 
 void DataParallel::begin_running() {
   clock_.start(now(), pace());
+  running_ = running_split(clock_.step());
+  charge_.start(now(), running_.productive);
   enter(State::kRunning);
   schedule_step_events();
 }
@@ -125,22 +127,22 @@ void DataParallel::stop_running(bool lose_uncommitted) {
   ctx_->sim.cancel(due_event_);
   ctx_->sim.cancel(target_event_);
   ledger_.advance(now());
-  const double in_flight = clock_.running() ? clock_.stop(now()) : 0.0;
+  ChipNanos in_flight = 0;
+  if (clock_.running()) {
+    in_flight = charge_.stop(now(), clock_);
+    clock_.stop(now());
+    running_ = RunningSplit{};
+  }
   if (!lose_uncommitted) return;
   ChipNanos lost = 0;
   if (config_.checkpoint.interval == CheckpointConfig::Interval::kPerfect) {
-    // Only the step in flight is lost: its productive share (base step time)
-    // on every member.
-    const uint64_t member_chips = uint64_t{pool_->wanted()} * ctx_->layout().chips_per_slice();
-    lost = static_cast<ChipNanos>(in_flight * static_cast<double>(ctx_->job.step_time.ns()) *
-                                  static_cast<double>(chip_units(member_chips)));
+    // Only the step in flight is lost: the productive chip-time charged for it.
+    lost = in_flight;
     committed_ = snapshot();
     report_to_loss(committed_.steps);
   } else {
     lost = ledger_.total(Category::kProductive) - committed_.productive;
   }
-  // Split rounding can leave slightly less productive time than the formula.
-  lost = std::min(lost, ledger_.total(Category::kProductive));
   ledger_.move(Category::kProductive, Category::kLostWork, lost);
   clock_.rollback_to(committed_.steps);
   ctx_->log("rollback", {{"to_step", committed_.steps}});
@@ -254,7 +256,11 @@ void DataParallel::on_slowdown_change(const cluster::SlowdownChange&) { repace()
 void DataParallel::repace() {
   if (state_ != State::kRunning) return;
   ledger_.advance(now());
-  clock_.set_step(now(), pace());
+  const core::Duration step = pace();
+  const RunningSplit next = running_split(step);
+  charge_.repace(now(), clock_, next.productive);
+  clock_.set_step(now(), step);
+  running_ = next;
   refresh_split();
   schedule_step_events();
 }
@@ -349,6 +355,15 @@ double DataParallel::member_slowdown() const {
   return worst;
 }
 
+RunningSplit DataParallel::running_split(core::Duration step) const {
+  double excess = 0;
+  for (const auto& [first, end] : pool_->member_ranges()) {
+    excess += ctx_->cluster.slowdown().excess_slowdown(first, end);
+  }
+  return RunningSplit::of(chip_units(ctx_->layout().chips_per_slice()), pool_->wanted(),
+                          pool_->wanted() + excess, member_slowdown(), ctx_->job.step_time, step);
+}
+
 core::Duration DataParallel::comm_time() const {
   return dp_step_comm(*ctx_, pool_->members_per_site());
 }
@@ -367,9 +382,7 @@ void DataParallel::refresh_split() {
   at(Category::kIdle) = chip_units(chips - down - members_up);
   const uint64_t units = chip_units(members_up);
   switch (state_) {
-    case State::kRunning:
-      add_running_split(split, units, ctx_->job.step_time, clock_.step(), member_slowdown());
-      break;
+    case State::kRunning: running_.add_to(split); break;
     case State::kCheckpoint: at(Category::kCheckpoint) = units; break;
     case State::kRestarting: at(Category::kReconfigure) = units; break;
     case State::kWaiting:

@@ -25,8 +25,11 @@
 //
 // While running, each step takes base x s + c: base is the job's step time,
 // s the slowest member's slowdown, c the non-overlapped all-reduce (inside a
-// site, and across sites over the WAN when members span sites). Of that,
-// base is productive, base (s - 1) straggler_wait and c sync_wait.
+// site, and across sites over the WAN when members span sites). A member's
+// chips are productive for base x their own slice's slowdown, wait for the
+// slowest member for the rest of base x s (straggler_wait) and c sync_wait
+// (RunningSplit). A rollback moves exactly the productive chip-time charged
+// for the steps it discards.
 //
 // States and their chip-time: running (as above), checkpoint (blocking write
 // or snapshot: `checkpoint`), waiting (members down: `idle`; spare swaps
@@ -41,6 +44,7 @@
 #include "models/policy/mode_times.h"
 #include "models/policy/policy_base.h"
 #include "models/policy/slice_pool.h"
+#include "models/policy/step_charge.h"
 #include "models/policy/step_clock.h"
 #include "sim/scenario/reader.h"
 
@@ -108,6 +112,7 @@ class DataParallel : public PolicyBase {
   uint64_t checkpoint_every_steps() const;
   core::Duration pace() const;
   double member_slowdown() const;
+  RunningSplit running_split(core::Duration step) const;
   core::Duration comm_time() const;
   void refresh_split();
   Snapshot snapshot() const;
@@ -117,6 +122,8 @@ class DataParallel : public PolicyBase {
   RunContext* ctx_ = nullptr;
   std::optional<SlicePool> pool_;
   StepClock clock_;
+  StepCharge charge_;     // productive chip-time charged along clock_
+  RunningSplit running_;  // chip units per category while running
   State state_ = State::kWaiting;
   Snapshot committed_;
   std::optional<Snapshot> in_flight_;  // checkpoint being written

@@ -156,25 +156,16 @@ void DecoupledDiloco::changed(uint32_t m) {
   schedule_target();
 }
 
-// How far the productive chip-time integrated so far may fall short of `amount` computed
-// from steps: under one chip-unit per nanosecond lost to the split's whole units, and the
-// relative error of the step clock's floating-point progress.
-ChipNanos DecoupledDiloco::slack(ChipNanos amount) const {
-  return static_cast<ChipNanos>(now().since_start().ns()) + amount / (ChipNanos{1} << 40);
-}
-
 void DecoupledDiloco::book_group_lost(uint32_t m) {
   DecoupledDilocoLearner& l = *learners_[m];
   const ChipNanos lost = l.group().lost_work() - l.lost_moved();
-  if (lost > 0) {
-    ledger_.move_computed(Category::kProductive, Category::kLostWork, lost, slack(lost));
-  }
+  if (lost > 0) ledger_.move(Category::kProductive, Category::kLostWork, lost);
   l.lost_moved() = l.group().lost_work();
 }
 
 // The steps learner m computed since its last report of any fragment (or
-// its last rejoin) are gone: their productive chip-time becomes lost_work.
-// REQUIRES: the ledger advanced to now.
+// its last rejoin) are gone: the productive chip-time charged for them
+// becomes lost_work. REQUIRES: the ledger advanced to now.
 void DecoupledDiloco::book_unsynced(uint32_t m) {
   DecoupledDilocoLearner& l = *learners_[m];
   const int64_t sched = l.sched_now();
@@ -187,11 +178,7 @@ void DecoupledDiloco::book_unsynced(uint32_t m) {
       l.sync_floor(), last > 0 ? l.own_of(last) : 0);
   if (own <= from) return;
   const double tokens = l.tokens_at(own) - l.tokens_at(from);
-  const auto slice_steps = static_cast<int64_t>(std::llround(tokens / l.tokens_per_slice_step()));
-  const ChipNanos amount = static_cast<ChipNanos>(slice_steps) *
-                           static_cast<ChipNanos>(chip_units(ctx_->layout().chips_per_slice())) *
-                           ctx_->job.step_time.ns();
-  ledger_.move_computed(Category::kProductive, Category::kLostWork, amount, slack(amount));
+  ledger_.move(Category::kProductive, Category::kLostWork, l.kept_between(from, own));
   l.add_lost_tokens(tokens);
   ctx_->log("learner_lost_work", {{"learner", m}, {"steps", own - from}, {"tokens", tokens}});
 }

@@ -96,7 +96,6 @@ class DecoupledDiloco : public PolicyBase {
   void follow_state(uint32_t m);
   void changed(uint32_t m);
   void book_group_lost(uint32_t m);
-  ChipNanos slack(ChipNanos amount) const;
   void book_unsynced(uint32_t m);
   void went_down(uint32_t m);
   void leave_loss(uint32_t m);

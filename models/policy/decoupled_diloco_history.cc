@@ -22,6 +22,8 @@ void DecoupledDilocoHistory::record(core::SimTime now, const ElasticGroup& group
   const bool running = group.mode() == ElasticGroup::Mode::kRunning && seg.clock.running();
   seg.rate = running ? group.active_slices() * tokens_per_slice_step_ : 0.0;
   seg.steps = steps_reached(seg.clock, now);
+  seg.units = running ? group.running().productive : 0;
+  seg.charged_net = group.productive_charged() - group.lost_work();
   seg.tokens = group.tokens(now) +
                static_cast<double>(seg.steps - seg.clock.steps(now)) * seg.rate;
   if (!segments_.empty()) {
@@ -59,6 +61,25 @@ double DecoupledDilocoHistory::tokens_at_step(uint64_t n) const {
   const Segment& s = segments_[by_step(n)];
   if (n < s.steps) return s.tokens;
   return s.tokens + static_cast<double>(n - s.steps) * s.rate;
+}
+
+// Step n completed in the last segment that began with fewer steps; what the
+// segment charged up to then, capped by the start of the next segment (a stop
+// there booked the step in flight as lost, so a step that rounding counts as
+// completed just before it adds nothing) and by the group's kept chip-time now
+// (likewise for the step in flight now).
+ChipNanos DecoupledDilocoHistory::kept_at_step(uint64_t n, ChipNanos kept_now) const {
+  GOODSIM_CHECK(!segments_.empty());
+  const size_t i = n == 0 ? 0 : by_step(n - 1);
+  const Segment& s = segments_[i];
+  const ChipNanos cap = i + 1 < segments_.size() ? segments_[i + 1].charged_net : kept_now;
+  ChipNanos kept = s.charged_net;
+  if (n > s.steps && s.units > 0) {
+    if (const auto t = s.clock.time_of_step(s.start, n)) {
+      kept += static_cast<ChipNanos>((*t - s.start).ns()) * static_cast<ChipNanos>(s.units);
+    }
+  }
+  return std::min({kept, cap, kept_now});
 }
 
 std::optional<core::SimTime> DecoupledDilocoHistory::time_of_step(uint64_t n) const {

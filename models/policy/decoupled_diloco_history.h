@@ -10,6 +10,12 @@
 // it runs. The owner records a segment after every change of the group and
 // trims segments it will no longer ask about.
 //
+// Productive chip-time: a segment also holds the group's productive charge net
+// of lost partial steps at its start (charged_net) and the productive chip
+// units it charges while it runs, so the chip-time charged for a stretch of
+// steps is the difference of two kept_at_step() values, exact in the ledger's
+// units.
+//
 // Steps are the group's own inner steps (never rolled back), counted with
 // steps_reached(): a step whose predicted completion time has come counts as
 // done, so the counts agree with the times the syncer scheduled its events at.
@@ -45,6 +51,11 @@ class DecoupledDilocoHistory {
   // Tokens the group had once it completed step n (tokens of trimmed history
   // are those of the oldest segment kept). REQUIRES: n <= steps now.
   double tokens_at_step(uint64_t n) const;
+  // Productive chip-time the group had charged, net of lost partial steps,
+  // once it completed step n: nondecreasing in n, and at most `kept_now` (the
+  // group's kept_productive() now). Steps before the recorded history count as
+  // completed at the oldest segment. REQUIRES: n <= steps now.
+  ChipNanos kept_at_step(uint64_t n, ChipNanos kept_now) const;
   // When step n completed (past) or will complete at the current pace
   // (future, last segment); nullopt if it lies outside the recorded running
   // segments.
@@ -61,6 +72,8 @@ class DecoupledDilocoHistory {
     uint64_t steps = 0;      // completed at start
     double tokens = 0;       // at start
     double rate = 0;         // tokens per step while the segment runs
+    ChipNanos charged_net = 0;  // productive charged minus lost partial steps, at start
+    uint64_t units = 0;      // productive chip units charged while it runs
   };
   // Index of the last segment with start <= t (0 if none).
   size_t by_time(core::SimTime t) const;

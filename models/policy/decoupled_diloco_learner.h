@@ -75,6 +75,12 @@ class DecoupledDilocoLearner {
 
   // Tokens when own step n completed. REQUIRES: n <= own_now().
   double tokens_at(uint64_t n) const { return history_.tokens_at_step(n); }
+  // Productive chip-time the group charged for own steps (from, to], exact
+  // in the ledger's units. REQUIRES: from <= to <= own_now().
+  ChipNanos kept_between(uint64_t from, uint64_t to) const {
+    const ChipNanos now = group_->kept_productive();
+    return history_.kept_at_step(to, now) - history_.kept_at_step(from, now);
+  }
   // When own step n completed or will (at the current pace); nullopt if it
   // is in the future and the learner is not running.
   std::optional<core::SimTime> time_of_own(uint64_t n) const;

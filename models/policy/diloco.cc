@@ -381,15 +381,13 @@ void Diloco::rebase(uint32_t k) {
   lr.ledger.advance(now());
   lr.base_steps = lr.group->steps(now());
   lr.base_tokens = lr.group->tokens(now());
-  lr.base_productive = lr.ledger.total(Category::kProductive);
+  lr.base_productive = lr.ledger.total(Category::kProductive) - lr.group->in_flight();
 }
 
 void Diloco::move(uint32_t k, Category from, Category to, ChipNanos amount) {
   Learner& lr = learners_[k];
   ledger_.advance(now());
   lr.ledger.advance(now());
-  // Rounding of fractional splits can leave a hair less than a lost step.
-  amount = std::min(amount, lr.ledger.total(from));
   lr.ledger.move(from, to, amount);
   ledger_.move(from, to, amount);
 }

@@ -139,16 +139,13 @@ void ElasticDataParallel::repace() {
 void ElasticDataParallel::on_group_change() {
   const core::SimTime now = ctx_->sim.now();
   ledger_.advance(now);
-  // Capped: split rounding can leave slightly less productive time than the
-  // group's formula for the step in flight.
-  const ChipNanos lost =
-      std::min(group_->lost_work() - lost_moved_, ledger_.total(Category::kProductive));
+  const ChipNanos lost = group_->lost_work() - lost_moved_;
   if (lost > 0) ledger_.move(Category::kProductive, Category::kLostWork, lost);
   lost_moved_ = group_->lost_work();
   const bool down = group_->mode() == ElasticGroup::Mode::kDown;
   if (down && !was_down_) {
-    const ChipNanos rolled =
-        std::max<ChipNanos>(0, ledger_.total(Category::kProductive) - checkpoint_.productive);
+    // The checkpoint holds the productive chip-time of its whole steps.
+    const ChipNanos rolled = ledger_.total(Category::kProductive) - checkpoint_.productive;
     ledger_.move(Category::kProductive, Category::kLostWork, rolled);
     group_->rollback_to(checkpoint_.steps, checkpoint_.tokens);
     ctx_->log("fallback_restart", {{"to_step", checkpoint_.steps}});
@@ -195,7 +192,8 @@ void ElasticDataParallel::on_checkpoint() {
   const core::SimTime now = ctx_->sim.now();
   if (group_->mode() == ElasticGroup::Mode::kRunning) {
     ledger_.advance(now);
-    checkpoint_ = {group_->steps(now), group_->tokens(now), ledger_.total(Category::kProductive)};
+    checkpoint_ = {group_->steps(now), group_->tokens(now),
+                   ledger_.total(Category::kProductive) - group_->in_flight()};
     ++checkpoints_;
     report_to_loss(checkpoint_.steps, checkpoint_.tokens);
   }

@@ -207,20 +207,27 @@ void ElasticGroup::run() {
   clock_active_ = active_;
   steps_at_segment_ = clock_.steps(now());
   clock_.start(now(), pace());
+  running_ = running_split();
+  charge_.start(now(), running_.productive);
 }
 
+// The step in flight is lost: exactly the productive chip-time charged for it.
 void ElasticGroup::stop_clock() {
   if (!clock_.running()) return;
-  const double frac = clock_.stop(now());
+  lost_ += charge_.stop(now(), clock_);
+  clock_.stop(now());
   const uint64_t seg = clock_.steps(now()) - steps_at_segment_;
   tokens_done_ += static_cast<double>(seg) * clock_active_ * tokens_per_slice_step_;
-  const double units = static_cast<double>(chip_units(uint64_t{clock_active_} * ctx_.layout().chips_per_slice()));
-  lost_ += static_cast<ChipNanos>(frac * static_cast<double>(ctx_.job.step_time.ns()) * units);
+  running_ = RunningSplit{};
 }
 
 void ElasticGroup::on_slowdown_change() {
   if (mode_ != Mode::kRunning) return;
-  clock_.set_step(now(), pace());
+  const core::Duration step = pace();
+  const RunningSplit next = running_split(step);
+  charge_.repace(now(), clock_, next.productive);
+  clock_.set_step(now(), step);
+  running_ = next;
   listener_(*this);
 }
 
@@ -295,8 +302,36 @@ std::optional<core::SimTime> ElasticGroup::time_of_step(uint64_t n) const {
   return clock_.time_of_step(now(), n);
 }
 
+// The slowest active slice: the up slices of the range but those waiting for
+// an upscale, which split it into gaps.
 double ElasticGroup::slowdown() const {
-  return ctx_.cluster.slowdown().max_slowdown(first_, end_);
+  const cluster::SlowdownState& sd = ctx_.cluster.slowdown();
+  if (waiting_.empty()) return sd.max_slowdown(first_, end_);
+  std::vector<cluster::SliceId> gaps = waiting_;
+  std::sort(gaps.begin(), gaps.end());
+  double worst = 1.0;
+  cluster::SliceId from = first_;
+  for (cluster::SliceId w : gaps) {
+    worst = std::max(worst, sd.max_slowdown(from, w));
+    from = w + 1;
+  }
+  return std::max(worst, sd.max_slowdown(from, end_));
+}
+
+double ElasticGroup::sum_slowdown() const {
+  const cluster::SlowdownState& sd = ctx_.cluster.slowdown();
+  double excess = sd.excess_slowdown(first_, end_);
+  for (cluster::SliceId w : waiting_) excess -= sd.slice_slowdown(w) - 1.0;
+  return active_ + std::max(0.0, excess);
+}
+
+RunningSplit ElasticGroup::running_split(core::Duration step) const {
+  return RunningSplit::of(chip_units(ctx_.layout().chips_per_slice()), active_, sum_slowdown(),
+                          slowdown(), ctx_.job.step_time, step);
+}
+
+ChipNanos ElasticGroup::kept_productive() const {
+  return charge_.total(now()) - lost_ - charge_.in_flight(now(), clock_);
 }
 
 core::Duration ElasticGroup::pace() const {
@@ -321,10 +356,10 @@ void ElasticGroup::add_split(ChipTimeLedger::Split& split) const {
   at(Category::kDown) += chip_units(down_chips());
   at(Category::kIdle) += chip_units(chips() - down_chips() - active);
   const uint64_t units = chip_units(active);
+  GOODSIM_CHECK(mode_ != Mode::kRunning ||
+                running_.productive + running_.straggler_wait + running_.sync_wait == units);
   switch (mode_) {
-    case Mode::kRunning:
-      add_running_split(split, units, ctx_.job.step_time, clock_.step(), slowdown());
-      break;
+    case Mode::kRunning: running_.add_to(split); break;
     case Mode::kReconfiguring: at(Category::kReconfigure) += units; break;
     case Mode::kHeld: at(Category::kSyncWait) += units; break;
     case Mode::kDown: at(Category::kIdle) += units; break;

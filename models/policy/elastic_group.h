@@ -21,7 +21,8 @@
 //
 // Pace: each step takes base x s + c, with s the slowest active slice's
 // slowdown and c the non-overlapped all-reduce among active slices (WAN hops
-// included when the range spans sites). Tokens per step are proportional to
+// included when the range spans sites). Chip-time while running: see
+// RunningSplit (each chip productive for base x its own slice's slowdown). Tokens per step are proportional to
 // the active slices: tokens_per_slice_step each.
 //
 // Absent slices (scavenged capacity lent back to its owner, set_present):
@@ -45,6 +46,7 @@
 #include "models/policy/chip_time_ledger.h"
 #include "models/policy/mode_times.h"
 #include "models/policy/slice_range_health.h"
+#include "models/policy/step_charge.h"
 #include "models/policy/step_clock.h"
 #include "models/run_context.h"
 
@@ -118,8 +120,20 @@ class ElasticGroup {
   std::optional<core::SimTime> time_of_step(uint64_t n) const;
   // Duration of one step at the current pace (the last pace while stopped).
   core::Duration step_duration() const { return clock_.step(); }
-  // Chip-time of lost partial steps so far, in chip-units x ns.
+  // Chip-time of lost partial steps so far, in chip-units x ns: exactly the
+  // productive chip-time the group charged for them.
   ChipNanos lost_work() const { return lost_; }
+  // Productive chip-time charged so far (the ledger's units).
+  ChipNanos productive_charged() const { return charge_.total(now()); }
+  // Productive chip-time charged so far for whole steps: productive_charged()
+  // minus the lost partial steps and the step in flight now. The chip-time of
+  // a stretch of steps (rolled back, lost unsynced) is the difference of two
+  // of its values.
+  ChipNanos kept_productive() const;
+  // Productive chip-time charged for the step in flight now (0 unless running).
+  ChipNanos in_flight() const { return charge_.in_flight(now(), clock_); }
+  // Chip units per category while running (zero otherwise).
+  const RunningSplit& running() const { return running_; }
   uint64_t chips() const;
   uint64_t active_chips() const;
   uint64_t down_chips() const { return health_.down_chips(); }
@@ -150,7 +164,10 @@ class ElasticGroup {
   void coalesce_pause(uint32_t changed);
   core::Duration resize_time(uint32_t changed) const;
   core::Duration pace() const;
-  double slowdown() const;
+  double slowdown() const;      // of the slowest active slice
+  double sum_slowdown() const;  // over the active slices
+  RunningSplit running_split(core::Duration step) const;
+  RunningSplit running_split() const { return running_split(clock_.step()); }
   core::SimTime now() const { return ctx_.sim.now(); }
 
   RunContext& ctx_;
@@ -176,6 +193,8 @@ class ElasticGroup {
   uint32_t active_ = 0;
   uint32_t clock_active_ = 0;  // active slices the running clock was started with
   StepClock clock_;
+  StepCharge charge_;     // productive chip-time charged along clock_
+  RunningSplit running_;  // chip units per category while running
   double tokens_done_ = 0;     // tokens of closed running segments
   uint64_t steps_at_segment_ = 0;
   ChipNanos lost_ = 0;

@@ -1,5 +1,6 @@
 #include "models/policy/step_clock.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/core/check.h"
@@ -50,6 +51,15 @@ std::optional<core::SimTime> StepClock::time_of_step(core::SimTime now, uint64_t
   // A stalled group (a step of years) may never get there: saturate.
   if (ns >= 9.2e18) return core::SimTime::max();
   return since_ + core::Duration::nanos(static_cast<int64_t>(ns));
+}
+
+std::optional<core::SimTime> StepClock::last_step_time(core::SimTime now) const {
+  if (!running_) return std::nullopt;
+  const double whole = std::floor(progress(now));
+  if (whole < 1) return std::nullopt;
+  const double ns = std::ceil((whole - carry_) * static_cast<double>(step_.ns()));
+  const auto span = static_cast<double>((now - since_).ns());
+  return since_ + core::Duration::nanos(static_cast<int64_t>(std::clamp(ns, 0.0, span)));
 }
 
 void StepClock::rollback_to(uint64_t steps_kept) {

@@ -32,6 +32,15 @@ double SlowdownState::max_slowdown(SliceId first, SliceId end) const {
   return fleet_agg_.scale * std::max(rate, fleet_agg_.slowest * scale);
 }
 
+double SlowdownState::excess_slowdown(SliceId first, SliceId end) const {
+  GOODSIM_CHECK(first <= end && end <= layout_.slices());
+  if (!allocated_ || first == end) return 0.0;
+  const double f = fleet_agg_.slowest;
+  const double sum = f == 1.0 ? query_sum(sum_rate_, first, end)
+                              : f * query_sum(sum_scale_, first, end) + excess_over(f, first, end);
+  return std::max(0.0, fleet_agg_.scale * sum - query_sum(sum_up_, first, end));
+}
+
 bool SlowdownState::is_active(SlowdownId id) const {
   const uint64_t index = id.value() & 0xffffffffULL;
   return index < entries_.size() && entries_[index].live &&
@@ -50,7 +59,7 @@ SlowdownMode SlowdownState::mode(SlowdownId id) const { return entries_[checked_
 double SlowdownState::table_bytes_for(const Layout& layout) {
   const auto slices = static_cast<double>(layout.slices());
   const auto sites = static_cast<double>(layout.sites());
-  const double per_slice = sizeof(uint32_t) + sizeof(Aggregate) + 1 + 4 * sizeof(double);
+  const double per_slice = sizeof(uint32_t) + sizeof(Aggregate) + 1 + 10 * sizeof(double);
   return slices * per_slice + sites * (sizeof(uint32_t) + sizeof(Aggregate));
 }
 
@@ -58,7 +67,9 @@ size_t SlowdownState::table_bytes() const {
   return entries_.capacity() * sizeof(Entry) + slice_head_.capacity() * sizeof(uint32_t) +
          slice_agg_.capacity() * sizeof(Aggregate) + site_head_.capacity() * sizeof(uint32_t) +
          site_agg_.capacity() * sizeof(Aggregate) + slice_up_.capacity() +
-         (tree_rate_.capacity() + tree_scale_.capacity()) * sizeof(double) +
+         (tree_rate_.capacity() + tree_scale_.capacity() + sum_rate_.capacity() +
+          sum_scale_.capacity() + sum_up_.capacity()) * sizeof(double) +
+         slowest_slices_.size() * kSetNodeBytes +
          changed_.capacity() * sizeof(SliceId);
 }
 
@@ -127,16 +138,16 @@ void SlowdownState::allocate(std::span<const uint32_t> slice_down_chips) {
   site_head_.assign(layout_.sites(), kNone);
   site_agg_.assign(layout_.sites(), Aggregate{});
   slice_up_.resize(n);
-  tree_rate_.assign(2 * size_t{n}, 0.0);
-  tree_scale_.assign(2 * size_t{n}, 0.0);
+  for (auto* tree : {&tree_rate_, &tree_scale_, &sum_rate_, &sum_scale_, &sum_up_}) {
+    tree->assign(2 * size_t{n}, 0.0);
+  }
   for (uint32_t s = 0; s < n; ++s) {
     slice_up_[s] = slice_down_chips[s] == 0 ? 1 : 0;
-    tree_rate_[n + s] = tree_scale_[n + s] = slice_up_[s] ? 1.0 : 0.0;
+    const double leaf = slice_up_[s] ? 1.0 : 0.0;
+    tree_rate_[n + s] = tree_scale_[n + s] = sum_rate_[n + s] = sum_scale_[n + s] =
+        sum_up_[n + s] = leaf;
   }
-  for (size_t i = n - 1; i >= 1; --i) {
-    tree_rate_[i] = std::max(tree_rate_[2 * i], tree_rate_[2 * i + 1]);
-    tree_scale_[i] = std::max(tree_scale_[2 * i], tree_scale_[2 * i + 1]);
-  }
+  for (size_t i = n - 1; i >= 1; --i) pull_up(i);
   allocated_ = true;
 }
 
@@ -250,15 +261,37 @@ void SlowdownState::set_leaf(SliceId s) {
   const size_t n = layout_.slices();
   const bool up = slice_up_[s] != 0;
   size_t i = n + s;
-  tree_scale_[i] = up ? local_scale(s) : 0.0;
-  tree_rate_[i] = up ? local_scale(s) * local_slowest(s) : 0.0;
-  for (i >>= 1; i >= 1; i >>= 1) {
-    const double rate = std::max(tree_rate_[2 * i], tree_rate_[2 * i + 1]);
-    const double scale = std::max(tree_scale_[2 * i], tree_scale_[2 * i + 1]);
-    if (rate == tree_rate_[i] && scale == tree_scale_[i]) break;  // ancestors unchanged
-    tree_rate_[i] = rate;
-    tree_scale_[i] = scale;
+  tree_scale_[i] = sum_scale_[i] = up ? local_scale(s) : 0.0;
+  tree_rate_[i] = sum_rate_[i] = up ? local_scale(s) * local_slowest(s) : 0.0;
+  sum_up_[i] = up ? 1.0 : 0.0;
+  if (up && local_slowest(s) > 1.0) {
+    slowest_slices_.insert(s);
+  } else {
+    slowest_slices_.erase(s);
   }
+  // Sums are recomputed from the children, never updated by differences, so
+  // no rounding drift builds up; an unchanged node leaves its ancestors as they are.
+  for (i >>= 1; i >= 1 && pull_up(i); i >>= 1) {
+  }
+}
+
+bool SlowdownState::pull_up(size_t i) {
+  const size_t l = 2 * i, r = 2 * i + 1;
+  const double rate = std::max(tree_rate_[l], tree_rate_[r]);
+  const double scale = std::max(tree_scale_[l], tree_scale_[r]);
+  const double srate = sum_rate_[l] + sum_rate_[r];
+  const double sscale = sum_scale_[l] + sum_scale_[r];
+  const double sup = sum_up_[l] + sum_up_[r];
+  if (rate == tree_rate_[i] && scale == tree_scale_[i] && srate == sum_rate_[i] &&
+      sscale == sum_scale_[i] && sup == sum_up_[i]) {
+    return false;
+  }
+  tree_rate_[i] = rate;
+  tree_scale_[i] = scale;
+  sum_rate_[i] = srate;
+  sum_scale_[i] = sscale;
+  sum_up_[i] = sup;
+  return true;
 }
 
 double SlowdownState::query(const std::vector<double>& tree, SliceId first, SliceId end) const {
@@ -269,6 +302,26 @@ double SlowdownState::query(const std::vector<double>& tree, SliceId first, Slic
     if (r & 1) best = std::max(best, tree[--r]);
   }
   return best;
+}
+
+double SlowdownState::query_sum(const std::vector<double>& tree, SliceId first,
+                                SliceId end) const {
+  const size_t n = layout_.slices();
+  double sum = 0.0;
+  for (size_t l = first + n, r = end + n; l < r; l >>= 1, r >>= 1) {
+    if (l & 1) sum += tree[l++];
+    if (r & 1) sum += tree[--r];
+  }
+  return sum;
+}
+
+double SlowdownState::excess_over(double f, SliceId first, SliceId end) const {
+  double sum = 0.0;
+  for (auto it = slowest_slices_.lower_bound(first); it != slowest_slices_.end() && *it < end;
+       ++it) {
+    sum += local_scale(*it) * std::max(0.0, local_slowest(*it) - f);
+  }
+  return sum;
 }
 
 }  // namespace goodsim::cluster

@@ -22,11 +22,25 @@
 // made of those slices. It is answered in O(log S) from a max segment tree over
 // slices, which the owning ClusterState keeps in sync with slice health.
 //
+// excess_slowdown(first, end) is the sum of (slice_slowdown - 1) over the up
+// slices of [first, end): a synchronous group's chips compute for base x their
+// own slice's slowdown per step, so accounting needs the sum as well as the max
+// (sum of slowdowns = up slices + excess). Sum trees over the same leaves answer
+// it in O(log S). A fleet-wide kSlowest factor F > 1 does not distribute over a
+// sum (the sum of scale x max(slowest, F) is no function of the two sums), so
+// then the sum of slowdowns is
+//   fleet.scale x (F x sum scale + sum over slices with slowest > F of
+//                  scale x (slowest - F))
+// where the second sum walks the up slices whose own (chip, host, slice or
+// site) kSlowest factor exceeds 1, kept in an ordered set: O(log S + k) for the
+// k such slices in the range.
+//
 // Storage: dense tables, nothing per chip. Each active slowdown is one pooled
 // record, linked into the list of its slice (chip, host and slice targets), of
 // its site, or of the fleet. Per slice: the product of the kScale and the max
-// of the kSlowest factors of its list, an up flag and two segment-tree leaves
-// (about 50 bytes per slice). Tables are allocated on the first slowdown, so a
+// of the kSlowest factors of its list, an up flag and five segment-tree leaves
+// (about 100 bytes per slice; plus a set node per up slice with its own kSlowest
+// factor). Tables are allocated on the first slowdown, so a
 // run without stragglers pays nothing.
 //
 // Costs per change (S slices): chip/host/slice targets O(log S), plus a rescan
@@ -39,6 +53,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <span>
 #include <vector>
 
@@ -94,6 +109,10 @@ class SlowdownState {
   // Largest slice_slowdown over the up slices of [first, end); 1.0 if none is
   // up. O(log S). REQUIRES: first <= end <= slices.
   double max_slowdown(SliceId first, SliceId end) const;
+  // Sum of (slice_slowdown - 1) over the up slices of [first, end); 0 if none
+  // is up. O(log S), or O(log S + k) with a fleet-wide kSlowest factor active
+  // (see above). REQUIRES: first <= end <= slices.
+  double excess_slowdown(SliceId first, SliceId end) const;
 
   // Number of active slowdowns.
   size_t active() const { return active_; }
@@ -112,6 +131,7 @@ class SlowdownState {
  private:
   friend class ClusterState;
   static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr size_t kSetNodeBytes = 48;  // a std::set<SliceId> node, estimated
 
   // One pooled slowdown record.
   struct Entry {
@@ -162,7 +182,13 @@ class SlowdownState {
   // max(1, kSlowest factors of s's own list and its site's list).
   double local_slowest(SliceId s) const;
   void set_leaf(SliceId s);
+  // Recomputes inner node i from its children; false if nothing changed.
+  bool pull_up(size_t i);
   double query(const std::vector<double>& tree, SliceId first, SliceId end) const;
+  double query_sum(const std::vector<double>& tree, SliceId first, SliceId end) const;
+  // Sum over the up slices of [first, end) of scale x max(0, slowest - f),
+  // local factors only: the part of the sum a fleet-wide kSlowest f masks not.
+  double excess_over(double f, SliceId first, SliceId end) const;
 
   const Layout& layout_;
   bool allocated_ = false;
@@ -182,6 +208,13 @@ class SlowdownState {
   //   max_slowdown = fleet.scale x max(max rate, fleet.slowest x max scale).
   std::vector<double> tree_rate_;
   std::vector<double> tree_scale_;
+  // Sum trees over the same leaves (zero for down slices), and the up slices
+  // whose local kSlowest factor exceeds 1 (for sum_slowdown under a fleet-wide
+  // kSlowest factor).
+  std::vector<double> sum_rate_;
+  std::vector<double> sum_scale_;
+  std::vector<double> sum_up_;  // 1 per up slice
+  std::set<SliceId> slowest_slices_;
   std::vector<SliceId> changed_;  // slices changed by the last add/update/remove
   std::vector<double> before_;    // scratch: slice_slowdown before a change
 };

@@ -1,6 +1,6 @@
 // SlowdownState through ClusterState: max/product semantics, notifications,
-// and the segment tree against a brute-force reference over random sequences
-// of slowdown changes, failures and repairs.
+// and the segment trees (max and sum) against a brute-force reference over
+// random sequences of slowdown changes, failures and repairs.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -157,6 +157,16 @@ double ref_max(const ClusterState& s, const std::vector<double>& per_slice, Slic
   return best == 0 ? 1.0 : best;
 }
 
+// Sum of (slowdown - 1) over the up slices of [first, end).
+double ref_excess(const ClusterState& s, const std::vector<double>& per_slice, SliceId first,
+                  SliceId end) {
+  double sum = 0;
+  for (SliceId i = first; i < end; ++i) {
+    if (s.slice_up(i)) sum += per_slice[i] - 1;
+  }
+  return sum;
+}
+
 SlowdownTarget random_target(core::Rng& rng, const Layout& l) {
   const auto scope = static_cast<SlowdownScope>(rng.below(5));
   if (scope == SlowdownScope::kAll) return SlowdownTarget::all();
@@ -226,6 +236,8 @@ TEST_CASE("segment tree agrees with a brute-force reference", "[straggler][clust
         for (SliceId b = a; b <= l.slices(); ++b) {
           INFO("seed " << seed << " step " << step << " range " << a << ".." << b);
           REQUIRE(s.slowdown().max_slowdown(a, b) == Approx(ref_max(s, now, a, b)).epsilon(1e-12));
+          REQUIRE(s.slowdown().excess_slowdown(a, b) ==
+                  Approx(ref_excess(s, now, a, b)).epsilon(1e-12).margin(1e-12));
         }
       }
       if (log.changes.size() > logged && !log.changes.back().all_slices) {
@@ -261,8 +273,30 @@ TEST_CASE("segment tree agrees with the reference on a larger cluster", "[stragg
       if (a > b) std::swap(a, b);
       INFO("step " << step << " range " << a << ".." << b);
       REQUIRE(s.slowdown().max_slowdown(a, b) == Approx(ref_max(s, now, a, b)).epsilon(1e-12));
+      REQUIRE(s.slowdown().excess_slowdown(a, b) ==
+              Approx(ref_excess(s, now, a, b)).epsilon(1e-12).margin(1e-9));
     }
   }
+}
+
+TEST_CASE("the sum of slowdowns under a fleet-wide slow member", "[straggler][cluster]") {
+  // slice_slowdown = scale x max(own slowest, fleet slowest): slices slower
+  // than the fleet's factor keep their own, the others take the fleet's.
+  const Layout l = test_layout();
+  ClusterState s(l);
+  const SimTime t;
+  s.add_slowdown(SlowdownTarget::slice(0), 1.5, kSlowest, t);
+  s.add_slowdown(SlowdownTarget::slice(1), 1.1, kSlowest, t);
+  s.add_slowdown(SlowdownTarget::slice(1), 2.0, kScale, t);
+  CHECK(s.slowdown().excess_slowdown(0, 3) == Approx(0.5 + (2.2 - 1)));
+  const SlowdownId fleet = s.add_slowdown(SlowdownTarget::all(), 1.25, kSlowest, t);
+  // Slice 0: 1.5; slice 1: 2 x 1.25; slice 2: 1.25; slices 3-8: 1.25.
+  CHECK(s.slowdown().excess_slowdown(0, 3) == Approx(0.5 + 1.5 + 0.25));
+  CHECK(s.slowdown().excess_slowdown(0, l.slices()) == Approx(0.5 + 1.5 + 7 * 0.25));
+  s.fail(Domain::kSlice, 0, t);
+  CHECK(s.slowdown().excess_slowdown(0, 3) == Approx(1.5 + 0.25));
+  s.remove_slowdown(fleet, t);
+  CHECK(s.slowdown().excess_slowdown(0, 3) == Approx(1.2));
 }
 
 TEST_CASE("slowdown handles are not confused after reuse", "[straggler][cluster]") {
@@ -293,8 +327,9 @@ TEST_CASE("a million-chip cluster: slowdowns cost per slice, not per chip",
   CHECK(s.slowdown().max_slowdown(750'000, 1'500'000) == Approx(1.1 * 1.01));
   s.fail(Domain::kChip, 123'457, t);
   CHECK(s.slowdown().max_slowdown(0, 750'000) == Approx(1.01));
-  // About 50 bytes per slice on top of the health tables.
-  CHECK(s.table_bytes() < 60 * l.slices() + 6 * l.chips());
+  CHECK(s.slowdown().excess_slowdown(0, 750'000) == Approx(750 * 0.01));
+  // About 100 bytes per slice on top of the health tables.
+  CHECK(s.table_bytes() < 110 * l.slices() + 6 * l.chips());
 }
 
 }  // namespace

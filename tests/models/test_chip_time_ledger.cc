@@ -28,20 +28,21 @@ TEST_CASE("ledger integrates piecewise splits exactly", "[models][ledger]") {
   l.check_invariant();  // aborts if the sum is off
 }
 
-TEST_CASE("ledger moves a computed amount up to what the category holds",
-          "[models][ledger]") {
-  // Two chips productive for 10 ns hold 2 x 10 chip-unit ns; a figure computed from steps
-  // may exceed that by rounding (the decoupled_diloco abort): it moves what there is.
-  ChipTimeLedger l(2);
-  ChipTimeLedger::Split s{};
-  s[static_cast<size_t>(Category::kProductive)] = chip_units(2);
-  l.set_split(core::SimTime::zero(), s);
-  l.advance(core::SimTime::zero() + core::Duration::nanos(10));
-  const ChipNanos held = l.total(Category::kProductive);
-  l.move_computed(Category::kProductive, Category::kLostWork, held + 54, 100);
-  CHECK(l.total(Category::kProductive) == 0);
-  CHECK(l.total(Category::kLostWork) == held);
-  l.check_invariant();
+TEST_CASE("a running group charges each chip its own step time", "[models][ledger]") {
+  // Two slices of 100 chip units, base 10 s, slowdowns 1.0 and 1.5, 1 s of
+  // communication: a step of 16 s. Per step the fast slice computes 10 s and
+  // waits 5 s for the slow one; the slow slice computes 15 s; both wait 1 s.
+  const core::Duration base = core::Duration::seconds(10);
+  const core::Duration step = core::Duration::seconds(16);
+  const RunningSplit r = RunningSplit::of(100, 2, 2.5, 1.5, base, step);
+  CHECK(r.productive == 156);     // floor(100 x (10 + 15) / 16)
+  CHECK(r.straggler_wait == 31);  // floor(200 x 15 / 16) - 156 = 187 - 156
+  CHECK(r.sync_wait == 13);       // 200 - 187
+  // Equal slowdowns: everyone computes until the communication.
+  const RunningSplit even = RunningSplit::of(100, 2, 3.0, 1.5, base, step);
+  CHECK(even.productive == 187);
+  CHECK(even.straggler_wait == 0);
+  CHECK(even.sync_wait == 13);
 }
 
 TEST_CASE("ledger is exact at a million chips over ten years", "[models][ledger]") {

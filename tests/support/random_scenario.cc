@@ -55,7 +55,6 @@ json RandomScenario::make(uint64_t index) {
   for (uint64_t i = below(3); i > 0; --i) doc["stragglers"].push_back(straggler(shape));
   doc["policies"] = json::array();
   for (size_t i = 0, n = 1 + below(3); i < n; ++i) doc["policies"].push_back(policy(shape, i));
-  drop_known_aborts(doc);
   if (chance(0.2)) doc["chaos"] = json::array({chaos(shape)});
   if (chance(0.5)) doc["loss"] = loss();
   if (chance(0.05)) doc["cluster"]["chips"] = -1;  // invalid on purpose: must exit 2
@@ -132,17 +131,6 @@ std::string RandomScenario::trace_file(const Shape& shape, uint64_t index) {
         << below(shape.units(kind)) << ",cause " << below(5) << '\n';
   }
   return path.string();
-}
-
-// TODO(#14): decoupled_diloco aborts in its lost-work booking ("reclassifying
-// more chip-time than the category holds") when a learner fails while a
-// slowdown model (diurnal, hardware_generations, even a uniform one) slows its
-// steps. Until that is fixed, scenarios with decoupled_diloco get no straggler
-// models here; the defect stays open with its reproducer.
-void RandomScenario::drop_known_aborts(json& doc) {
-  for (const json& p : doc["policies"]) {
-    if (p["type"] == "decoupled_diloco") doc["stragglers"] = json::array();
-  }
 }
 
 json RandomScenario::straggler(const Shape& shape) {

@@ -26,7 +26,6 @@ class RandomScenario {
   nlohmann::json cluster(Shape& shape);
   nlohmann::json failure(const Shape& shape, uint64_t index);
   nlohmann::json straggler(const Shape& shape);
-  static void drop_known_aborts(nlohmann::json& doc);
   nlohmann::json policy(const Shape& shape, size_t i);
   nlohmann::json chaos(const Shape& shape);
   nlohmann::json loss();
