@@ -76,8 +76,9 @@ int64_t DecoupledDilocoGate::report_at_or_after(int64_t s, uint32_t& p) const {
   s = std::max<int64_t>(s, 1);  // no report at step 0
   const int64_t r = s % h;
   // t_p = floor(p H / P) >= r exactly when p >= r P / H.
+  __extension__ using Wide = unsigned __int128;
   const auto first = static_cast<uint64_t>(
-      (static_cast<unsigned __int128>(r) * config_.fragments + static_cast<uint64_t>(h) - 1) /
+      (static_cast<Wide>(r) * config_.fragments + static_cast<uint64_t>(h) - 1) /
       static_cast<uint64_t>(h));
   if (first < config_.fragments) {
     p = static_cast<uint32_t>(first);
