@@ -442,7 +442,7 @@ void DecoupledDilocoSyncer::on_rejoin(uint32_t m, std::optional<uint32_t> peer) 
       const Base b = current_base(p, *peer);
       age = learners_[*peer]->own_now() - b.own + b.age;
     }
-    slot(p, m) = Slot{l.sched_now(), own, tokens, age, own, tokens, {}, kNever};
+    slot(p, m) = Slot{l.sched_now(), own, tokens, age, own, tokens, {}, kNever, {}};
     oldest = std::max(oldest, age);
   }
   l.set_sync_floor(own);
