@@ -6,6 +6,8 @@
 // GOODSIM_SOAK_SCENARIOS of them (default 10,000) through the hidden [soak] case.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -94,8 +96,10 @@ void check_one(testing::RandomScenario& gen, uint64_t index, Tally& tally) {
   record_types(doc, tally);
 }
 
+// One folder per process: test runs of several builds share /tmp.
 std::filesystem::path scratch_dir(const char* name) {
-  const auto dir = std::filesystem::temp_directory_path() / name;
+  const auto dir = std::filesystem::temp_directory_path() /
+                   (std::string(name) + "_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return dir;
 }
