@@ -6,11 +6,23 @@
 #include "models/policy/layer_step_model.h"
 
 namespace goodsim::models::policy {
+namespace {
+
+// A transfer that would take longer (e.g. over a link of a few bits/s) counts as
+// taking this long: as good as never for any horizon, and a step's sum of a few such
+// times stays far inside the range of int64 nanoseconds.
+const core::Duration kLongestTransfer = core::Duration::days(3650);
+
+core::Duration transfer_time(double bits, double bandwidth_bps) {
+  return std::min(core::Duration::from_seconds(bits / bandwidth_bps), kLongestTransfer);
+}
+
+}  // namespace
 
 core::Duration ring_allreduce_time(double bytes, uint32_t participants, double bandwidth_bps) {
   if (participants < 2 || bytes <= 0) return core::Duration::zero();
   const double r = participants;
-  return core::Duration::from_seconds(2.0 * bytes * 8.0 * (1.0 - 1.0 / r) / bandwidth_bps);
+  return transfer_time(2.0 * bytes * 8.0 * (1.0 - 1.0 / r), bandwidth_bps);
 }
 
 namespace {
@@ -53,7 +65,7 @@ std::vector<std::optional<core::Duration>> concurrent_transfer_times(
     for (uint64_t k : directed_links(net, f.from, route)) {
       rate = std::min(rate, net.link_bandwidth_bps(static_cast<cluster::LinkId>(k / 2)) / load[k]);
     }
-    out.emplace_back(route.latency + core::Duration::from_seconds(f.bytes * 8.0 / rate));
+    out.emplace_back(route.latency + transfer_time(f.bytes * 8.0, rate));
   }
   return out;
 }
@@ -91,7 +103,7 @@ core::Duration dp_step_comm(const RunContext& ctx, const std::vector<uint32_t>& 
   core::Duration total = core::Duration::from_seconds(intra.seconds_f() * (1.0 - job.comm_overlap));
   const auto wan = sites.size() > 1 ? cross_site_allreduce_time(ctx.network, sites, job.gradient_bytes)
                                     : std::optional(core::Duration::zero());
-  if (!wan) return total + core::Duration::days(3650);
+  if (!wan) return total + kLongestTransfer;
   if (!job.layer_params.empty()) {
     // The latency is what a zero-byte all-reduce costs; the rest occupies the WAN.
     const core::Duration latency =

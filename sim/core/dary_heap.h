@@ -40,10 +40,10 @@ class DaryHeap {
   void pop() {
     const T last = v_.back();
     v_.pop_back();
-    if (!v_.empty()) place_down(0, last);
+    if (!v_.empty()) place_from_leaf(last);
   }
   // pop() then push(x), in one sift. REQUIRES: !empty().
-  void replace_top(const T& x) { place_down(0, x); }
+  void replace_top(const T& x) { place_from_leaf(x); }
   // Removes every value for which `pred` holds, then restores the heap. O(n).
   template <typename Pred>
   void erase_if(Pred pred) {
@@ -72,16 +72,39 @@ class DaryHeap {
     for (;;) {
       const size_t first = i * Arity + 1;
       if (first >= n) break;
-      const size_t last = first + Arity < n ? first + Arity : n;
-      size_t best = first;
-      for (size_t c = first + 1; c < last; ++c) {
-        if (less_(v_[c], v_[best])) best = c;
-      }
+      const size_t best = min_child(first, n);
       if (!less_(v_[best], moving)) break;
       v_[i] = v_[best];
       i = best;
     }
     v_[i] = moving;
+  }
+  // Floyd's variant for an element that belongs near the leaves (the last leaf
+  // on pop, a later event on replace_top): moves the hole down along the
+  // smallest children without comparing against `moving`, then sifts `moving`
+  // up from the leaf it reached, which is rarely more than a level.
+  void place_from_leaf(const T moving) {
+    const size_t n = v_.size();
+    size_t i = 0;
+    for (;;) {
+      const size_t first = i * Arity + 1;
+      if (first >= n) break;
+      const size_t best = min_child(first, n);
+      v_[i] = v_[best];
+      i = best;
+    }
+    v_[i] = moving;
+    sift_up(i);
+  }
+  size_t min_child(size_t first, size_t n) const {
+    if (first + Arity <= n) {
+      size_t best = first;
+      for (size_t c = first + 1; c < first + Arity; ++c) best = less_(v_[c], v_[best]) ? c : best;
+      return best;
+    }
+    size_t best = first;
+    for (size_t c = first + 1; c < n; ++c) best = less_(v_[c], v_[best]) ? c : best;
+    return best;
   }
 
   std::vector<T> v_;

@@ -12,12 +12,9 @@ constexpr size_t kMinStaleForRebuild = 1024;
 EventId EventQueue::push(SimTime time, Band band, HandlerId handler, uint64_t a, uint64_t b) {
   GOODSIM_CHECK_MSG(next_seq_ < kMaxSeq, "event sequence counter exhausted");
   const uint32_t slot = allocate_slot();
-  Slot& s = slots_[slot];
-  s.handler = handler;
-  s.a = a;
-  s.b = b;
   const uint64_t key = (uint64_t{band} << 56) | next_seq_++;
-  const Entry e{time.ns(), key, slot, s.generation};
+  live_keys_[slot] = key;
+  const Entry e{time.ns(), key, a, b, handler, slot};
   if (popped_top_) {
     heap_.replace_top(e);
     popped_top_ = false;
@@ -25,13 +22,13 @@ EventId EventQueue::push(SimTime time, Band band, HandlerId handler, uint64_t a,
     heap_.push(e);
   }
   ++live_;
-  return EventId{slot, s.generation};
+  return EventId{slot, key};
 }
 
 bool EventQueue::cancel(EventId id) {
-  if (!id.valid() || id.slot >= slots_.size()) return false;
-  if (slots_[id.slot].generation != id.generation) return false;
-  ++slots_[id.slot].generation;
+  if (!id.valid() || id.slot >= live_keys_.size()) return false;
+  if (live_keys_[id.slot] != id.key) return false;
+  live_keys_[id.slot] = kFreeSlot;
   free_slots_.push_back(id.slot);
   --live_;
   ++stale_;
@@ -44,13 +41,11 @@ Event EventQueue::pop() {
   GOODSIM_CHECK(!heap_.empty());
   const Entry top = heap_.top();
   popped_top_ = true;
-  Slot& s = slots_[top.slot];
-  const Event e{SimTime::from_ns(top.time), top.key & kMaxSeq, s.handler,
-                static_cast<Band>(top.key >> 56), s.a, s.b};
-  s.generation = top.generation + 1;  // live, so the slot's generation is the entry's
+  live_keys_[top.slot] = kFreeSlot;  // a store only: the payload is in the entry
   free_slots_.push_back(top.slot);
   --live_;
-  return e;
+  return Event{SimTime::from_ns(top.time), top.key & kMaxSeq, top.handler,
+               static_cast<Band>(top.key >> 56), top.a, top.b};
 }
 
 SimTime EventQueue::next_time() {
@@ -65,9 +60,9 @@ uint32_t EventQueue::allocate_slot() {
     free_slots_.pop_back();
     return slot;
   }
-  GOODSIM_CHECK(slots_.size() < UINT32_MAX);
-  slots_.emplace_back();
-  return static_cast<uint32_t>(slots_.size() - 1);
+  GOODSIM_CHECK(live_keys_.size() < UINT32_MAX);
+  live_keys_.push_back(kFreeSlot);
+  return static_cast<uint32_t>(live_keys_.size() - 1);
 }
 
 void EventQueue::settle() {

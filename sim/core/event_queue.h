@@ -6,16 +6,18 @@
 // equal time and band run in the order they were scheduled. Nothing is ordered
 // by pointer or hash.
 //
-// Implementation: a 4-ary min-heap (dary_heap.h) of 24-byte keys; handler and
-// payload live in a slot table that never moves during sifts. Cancellation is
-// lazy: cancelling bumps the slot's generation, so the heap entry becomes
-// stale and is discarded when it reaches the top (or when stale entries
-// outnumber live ones, by a rebuild); while nothing is cancelled the top is
-// never checked. pop() leaves the popped entry in place and the next push()
-// overwrites it with one sift down (the usual "take the earliest, schedule a
-// successor" pattern costs one sift instead of two); any other operation
-// removes it first. No allocation per event once the vectors have grown to
-// the peak size.
+// Implementation: a 4-ary min-heap (dary_heap.h) of 40-byte entries that carry
+// the handler and payload with the key, so taking the earliest event reads
+// nothing outside the heap. A slot table holds, per pending event, only its
+// key (band and seq, unique over the queue's life), for cancellation and
+// EventId checks. Cancellation is lazy: cancelling frees the slot, so the
+// heap entry becomes stale and is discarded when it reaches the top (or when
+// stale entries outnumber live ones, by a rebuild); while nothing is
+// cancelled the top is never checked. pop() leaves the popped entry in place
+// and the next push() overwrites it with one sift (the usual "take the
+// earliest, schedule a successor" pattern costs one sift instead of two); any
+// other operation removes it first. No allocation per event once the vectors
+// have grown to the peak size.
 #pragma once
 
 #include <cstddef>
@@ -31,11 +33,12 @@ using HandlerId = uint32_t;
 using Band = uint8_t;
 
 // Identifies a scheduled event for cancellation. Ids stay safe to cancel after
-// the event ran or was cancelled: the generation no longer matches.
+// the event ran or was cancelled: the slot no longer holds their key.
 struct EventId {
   uint32_t slot = UINT32_MAX;
-  uint32_t generation = 0;
+  uint64_t key = 0;  // the event's band and seq, unique over the queue's life
   bool valid() const { return slot != UINT32_MAX; }
+  bool operator==(const EventId&) const = default;
 };
 
 struct Event {
@@ -65,33 +68,31 @@ class EventQueue {
   uint64_t pushed() const { return next_seq_; }
 
  private:
+  // The payload travels with the key, so taking the top reads nothing else.
   struct Entry {
     int64_t time;
     uint64_t key;  // band in the top 8 bits, seq below: one compare orders both
+    uint64_t a;
+    uint64_t b;
+    HandlerId handler;
     uint32_t slot;
-    uint32_t generation;
   };
   struct Before {
     bool operator()(const Entry& x, const Entry& y) const {
       return x.time < y.time || (x.time == y.time && x.key < y.key);
     }
   };
-  struct Slot {
-    uint32_t generation = 0;
-    HandlerId handler = 0;
-    uint64_t a = 0;
-    uint64_t b = 0;
-  };
+  static constexpr uint64_t kFreeSlot = UINT64_MAX;  // no key has all 64 bits set
 
   uint32_t allocate_slot();
-  bool is_stale(const Entry& e) const { return slots_[e.slot].generation != e.generation; }
+  bool is_stale(const Entry& e) const { return live_keys_[e.slot] != e.key; }
   // Removes the entry pop() left at the top, then every stale one above the
   // earliest live entry.
   void settle();
   void rebuild_without_stale();
 
   DaryHeap<Entry, Before> heap_;
-  std::vector<Slot> slots_;
+  std::vector<uint64_t> live_keys_;  // per slot: the key of its pending event, or kFreeSlot
   std::vector<uint32_t> free_slots_;
   uint64_t next_seq_ = 0;
   size_t live_ = 0;

@@ -1,6 +1,10 @@
 # Runs GOODSIM with ARGS in WORKDIR and checks the exit code (EXPECT_CODE) and
 # that stdout contains EXPECT_OUT and stderr contains EXPECT_ERR (when given).
+# With EXPECT_ABSENT (a path under WORKDIR), that path must not exist afterwards.
 file(MAKE_DIRECTORY ${WORKDIR})
+if(DEFINED EXPECT_ABSENT)
+  file(REMOVE_RECURSE ${WORKDIR}/${EXPECT_ABSENT})
+endif()
 execute_process(COMMAND ${GOODSIM} ${ARGS} WORKING_DIRECTORY ${WORKDIR}
                 RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT "${code}" STREQUAL "${EXPECT_CODE}")
@@ -17,4 +21,7 @@ if(DEFINED EXPECT_ERR)
   if(pos EQUAL -1)
     message(FATAL_ERROR "stderr lacks '${EXPECT_ERR}':\n${err}")
   endif()
+endif()
+if(DEFINED EXPECT_ABSENT AND EXISTS ${WORKDIR}/${EXPECT_ABSENT})
+  message(FATAL_ERROR "${EXPECT_ABSENT} was written although the command was refused")
 endif()

@@ -42,7 +42,7 @@ void run_against_reference(uint64_t seed, int ops, double cancel_share, int64_t 
     } else if (u < 0.5 + cancel_share) {
       const EventId id = all_ids[rng.below(all_ids.size())];
       auto it = std::find_if(ref.begin(), ref.end(), [&](const Ref& r) {
-        return r.id.slot == id.slot && r.id.generation == id.generation;
+        return r.id == id;
       });
       const bool pending = it != ref.end();
       REQUIRE(q.cancel(id) == pending);

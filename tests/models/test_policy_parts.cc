@@ -51,6 +51,16 @@ TEST_CASE("ring all-reduce and WAN transfers follow the formulas", "[models][par
   CHECK_FALSE(cross_site_allreduce_time(net, {a, c}, 1e9).has_value());
 }
 
+TEST_CASE("transfers over links of a few bits/s are capped at ten years", "[models][parts]") {
+  // Found by fuzzing: a 3 bps WAN link made latency + transfer overflow int64 nanoseconds.
+  cluster::Network net;
+  const auto a = net.add_site("a"), b = net.add_site("b");
+  net.add_link(a, b, 3, core::Duration::millis(70));
+  const core::Duration ten_years = core::Duration::days(3650);
+  CHECK(*cross_site_allreduce_time(net, {a, b}, 8e9) == ten_years + core::Duration::millis(70));
+  CHECK(ring_allreduce_time(8e9, 4, 3) == ten_years);
+}
+
 TEST_CASE("young and daly checkpoint intervals", "[models][parts]") {
   const auto delta = core::Duration::seconds(120), m = core::Duration::hours(1);
   CHECK(young_interval(delta, m).seconds_f() == Approx(std::sqrt(2.0 * 120 * 3600)));

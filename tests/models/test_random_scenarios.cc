@@ -6,14 +6,14 @@
 // GOODSIM_SOAK_SCENARIOS of them (default 10,000) through the hidden [soak] case.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <set>
 #include <string>
-
-#include <unistd.h>
 
 #include "models/resource_estimate.h"
 #include "sim/output/summary.h"
@@ -96,10 +96,10 @@ void check_one(testing::RandomScenario& gen, uint64_t index, Tally& tally) {
   record_types(doc, tally);
 }
 
-// One folder per process, so two test runs at once (two build trees) never share one.
+// One folder per process: test runs of several builds share /tmp.
 std::filesystem::path scratch_dir(const char* name) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / (std::string(name) + "-" + std::to_string(getpid()));
+  const auto dir = std::filesystem::temp_directory_path() /
+                   (std::string(name) + "_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return dir;
 }
