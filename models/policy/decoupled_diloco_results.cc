@@ -15,6 +15,7 @@ std::vector<output::LearnerResult> DecoupledDiloco::learner_results(core::SimTim
     r.tokens = l.kept_tokens();
     r.goodput = token_goodput(r.tokens, l.tokens_per_slice_step(), ctx_->job.step_time,
                               per_slice, r.chips, end);
+    r.mean_staleness = syncer_->stats().learner_mean_staleness(k);
     out.push_back(std::move(r));
   }
   return out;

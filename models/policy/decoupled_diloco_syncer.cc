@@ -29,6 +29,8 @@ void DecoupledDilocoSyncer::start() {
   fragments_.assign(config_.fragments, Fragment{});
   slots_.assign(size_t{config_.fragments} * learners_.size(), Slot{});
   scratch_.reserve(learners_.size());
+  stats_.learner_contributions.assign(learners_.size(), 0);
+  stats_.learner_staleness_sum.assign(learners_.size(), 0);
   merged_.reserve(learners_.size());
   for (uint32_t p = 0; p < config_.fragments; ++p) {
     fragments_[p].round = config_.offset(p) == 0 ? 1 : 0;  // no report at step 0
@@ -366,6 +368,8 @@ void DecoupledDilocoSyncer::record(const RoundRecord& in) {
   RoundRecord rec = in;
   uint64_t staleness_sum = 0;
   for (const Contribution& k : merged_) {
+    ++stats_.learner_contributions[k.learner];
+    stats_.learner_staleness_sum[k.learner] += k.staleness;
     rec.quorum += k.in_quorum ? 1 : 0;
     rec.tokens += k.tokens;
     rec.weight += k.weight;

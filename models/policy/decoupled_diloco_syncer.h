@@ -98,6 +98,14 @@ struct SyncerStats {
   double mean_staleness() const {
     return contributions ? double(staleness_sum) / double(contributions) : 0;
   }
+  // Per learner: merged contributions and their staleness (sized M by the syncer's start()).
+  std::vector<uint64_t> learner_contributions;
+  std::vector<uint64_t> learner_staleness_sum;
+  // Mean staleness of learner m's merged contributions; nullopt if none was merged.
+  std::optional<double> learner_mean_staleness(uint32_t m) const {
+    if (m >= learner_contributions.size() || learner_contributions[m] == 0) return std::nullopt;
+    return double(learner_staleness_sum[m]) / double(learner_contributions[m]);
+  }
 };
 
 // An exponential moving average, primed by its first observation.

@@ -3,6 +3,7 @@
 // events, and the progress callback (which must not change a run).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -103,16 +104,24 @@ TEST_CASE("multi-learner policies report each learner", "[models][diagnostics]")
     REQUIRE(p.learners.size() == 8);
     uint64_t chips = 0;
     double tokens = 0;
+    double least_stale = 1e300, most_stale = -1;
     for (const output::LearnerResult& l : p.learners) {
       chips += l.chips;
       tokens += l.tokens;
+      // Every learner trained for two days, so each had contributions merged; the policy's
+      // mean over all contributions lies between the learners' means.
+      REQUIRE(l.mean_staleness.has_value());
+      least_stale = std::min(least_stale, *l.mean_staleness);
+      most_stale = std::max(most_stale, *l.mean_staleness);
       CHECK(sum_seconds(l.time_by_mode) == Approx(p.diagnostics.end_s).epsilon(1e-12));
       CHECK(l.goodput >= 0);
       CHECK(l.goodput <= 1);
       CHECK(l.steps > 0);
     }
     CHECK(chips == uint64_t{p.diagnostics.job_slices} * prepared.layout.chips_per_slice());
-    CHECK(p.diagnostics.mean_staleness.has_value());
+    REQUIRE(p.diagnostics.mean_staleness.has_value());
+    CHECK(*p.diagnostics.mean_staleness >= least_stale - 1e-9);
+    CHECK(*p.diagnostics.mean_staleness <= most_stale + 1e-9);
     CHECK(tokens > 0);
   }
 }
