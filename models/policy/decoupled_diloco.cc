@@ -5,6 +5,7 @@
 
 #include "models/loss_tracker.h"
 #include "models/policy/diloco_plan.h"
+#include "models/policy/learner_results.h"
 
 namespace goodsim::models::policy {
 namespace {
@@ -48,6 +49,7 @@ void DecoupledDiloco::start(RunContext& ctx) {
   for (auto& l : learners_) {
     l->group().start();
     l->set_state(l->group().mode() == Mode::kDown ? State::kDown : State::kLive);
+    l->logged_slices() = l->group().active_slices();
     l->record();
   }
   outages_.start(any_running(), now());
@@ -110,6 +112,7 @@ void DecoupledDiloco::on_group_change(uint32_t m) {
   ledger_.advance(now());
   book_group_lost(m);
   learners_[m]->record();
+  log_resize(*ctx_, learners_[m]->group(), learners_[m]->logged_slices(), m);
   follow_state(m);
   changed(m);
 }

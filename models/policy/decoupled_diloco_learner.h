@@ -108,6 +108,8 @@ class DecoupledDilocoLearner {
   void set_rejoin_until(core::SimTime t) { rejoin_until_ = t; }
   std::optional<uint32_t> peer() const { return peer_; }
   void set_peer(std::optional<uint32_t> p) { peer_ = p; }
+  // Active slices last written to the event log ("resize" events).
+  uint32_t& logged_slices() { return logged_slices_; }
 
  private:
   RunContext& ctx_;
@@ -129,6 +131,7 @@ class DecoupledDilocoLearner {
   uint64_t sync_floor_ = 0;
   core::SimTime rejoin_until_;
   std::optional<uint32_t> peer_;
+  uint32_t logged_slices_ = 0;
   uint64_t loss_steps_ = 0;  // own steps and tokens reported to ctx.loss
   double loss_tokens_ = 0;
   mutable std::optional<core::SimTime> cached_at_;  // own_now() cache

@@ -7,6 +7,10 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
 
 #include "models/slice_down_tracker.h"
 #include "sim/output/summary.h"
@@ -168,6 +172,33 @@ TEST_CASE("elastic resizes are in events.jsonl and chain up", "[models][runner]"
   }
   // Each failure of a job slice shrinks the job once and its repair grows it back (at most).
   CHECK(resizes > 10);
+  CHECK(static_cast<uint64_t>(resizes) <= 2 * run.policies[0].failures);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("decoupled_diloco learners' resizes are in events.jsonl", "[models][runner]") {
+  nlohmann::json doc = shipped("heterogeneous.json");
+  doc["policies"] = nlohmann::json::array({doc["policies"][1]});  // k1
+  const auto prepared = testing::prepare_doc(doc, GOODSIM_SOURCE_DIR "/scenarios/heterogeneous.json");
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("goodsim_test_learner_resize_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  output::EventLog log(dir / "events.jsonl");
+  const output::RunResult run = run_scenario(prepared, 1, &log);
+  log.commit();
+  std::ifstream in(dir / "events.jsonl");
+  std::vector<int64_t> slices(8, 8);  // 8 learners of 8 slices
+  int64_t resizes = 0;
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j["event"] != "resize") continue;
+    const auto m = j["learner"].get<size_t>();
+    REQUIRE(m < slices.size());
+    CHECK(j["from_slices"].get<int64_t>() == slices[m]);  // each starts where the last ended
+    slices[m] = j["to_slices"].get<int64_t>();
+    ++resizes;
+  }
+  CHECK(resizes > 0);
   CHECK(static_cast<uint64_t>(resizes) <= 2 * run.policies[0].failures);
   std::filesystem::remove_all(dir);
 }
