@@ -163,7 +163,9 @@ std::optional<Distribution> read(ObjectReader& r, std::string_view key,
   const json& v = r.raw(key, full_help);
   if (v.is_null()) {
     if (def) return Distribution::fixed(def->seconds_f());
-    if (required) r.duration(key, full_help);  // throws: missing required key
+    // Missing and required: the reader reports it (and, collecting errors, hands back a
+    // stand-in), so the caller always gets a distribution.
+    if (required) return Distribution::fixed(r.duration(key, full_help).seconds_f());
     return std::nullopt;
   }
   if (v.is_object()) {
