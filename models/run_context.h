@@ -51,6 +51,12 @@ struct RunContext {
   // Caches the layer-level step model's costs; null unless job.layers is set
   // (dp_step_comm then computes them afresh).
   policy::LayerStepModel* layer_model = nullptr;
+  // The run's horizon, when the runner runs to it (in one or several
+  // run_until calls): a policy that skips ahead in closed form never skips
+  // past it. SimTime::max() (a test driving the engine itself): it skips no
+  // further than the run_until() call under way.
+  core::SimTime end = core::SimTime::max();
+  core::SimTime skip_limit() const { return end != core::SimTime::max() ? end : sim.until(); }
 
   const cluster::Layout& layout() const { return cluster.layout(); }
   // A timeline track of this policy (0 when no trace is written).

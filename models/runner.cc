@@ -343,6 +343,7 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
   const scenario::JobSpec& job = prepared.scenario.job;
   std::optional<policy::LayerStepModel> layers;
   if (!job.layer_params.empty()) ctx.layer_model = &layers.emplace(job.layer_params, job.step_time);
+  ctx.end = core::SimTime::zero() + prepared.scenario.horizon;
   FailureCounter counter;
   cluster.add_observer(&counter);
   SliceDownTracker down_slices(prepared.layout.spare_slices(), cluster.down_slices());

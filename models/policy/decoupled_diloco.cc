@@ -45,7 +45,8 @@ void DecoupledDiloco::start(RunContext& ctx) {
                                   [this](const core::Event&) { on_target(); });
   gate_ = std::make_unique<DecoupledDilocoGate>(ctx, config_, learners_, *syncer_);
   syncer_->set_listeners([this](uint32_t p) { gate_->on_merged(p); },
-                         [this](uint32_t m) { gate_->update(m); });
+                         [this](uint32_t m) { gate_->update(m); },
+                         [this](uint32_t p) { gate_->on_rescheduled(p); });
   for (auto& l : learners_) {
     l->group().start();
     l->set_state(l->group().mode() == Mode::kDown ? State::kDown : State::kLive);
@@ -56,6 +57,11 @@ void DecoupledDiloco::start(RunContext& ctx) {
   if (ctx.loss != nullptr) {
     ctx.loss->start({ctx.job.params, ctx.job.tokens_per_step, config_.learners,
                      static_cast<uint32_t>(config_.inner_steps), config_.fragments});
+  }
+  if (config_.fast_forward) {
+    syncer_->enable_fast_forward([this] {
+      for (uint32_t m = 0; m < config_.learners; ++m) gate_->update(m);
+    });
   }
   syncer_->start();
   schedule_windows();

@@ -19,8 +19,7 @@ DecoupledDilocoGate::DecoupledDilocoGate(RunContext& ctx, const DecoupledDilocoC
 void DecoupledDilocoGate::update(uint32_t m) {
   if (stopped_) return;
   Gate& g = gates_[m];
-  ctx_.sim.cancel(g.event);
-  g.event = {};
+  disarm(m);
   if (g.held) {
     const DecoupledDilocoLearner& l = *learners_[m];
     if (l.live() && l.group().mode() == ElasticGroup::Mode::kHeld) {
@@ -34,9 +33,38 @@ void DecoupledDilocoGate::update(uint32_t m) {
 }
 
 void DecoupledDilocoGate::on_merged(uint32_t p) {
+  if (stopped_) return;
   for (uint32_t m = 0; m < gates_.size(); ++m) {
-    if (gates_[m].fragment == p || gates_[m].fragment == kNone) update(m);
+    Gate& g = gates_[m];
+    if (g.fragment == kNone) {
+      update(m);
+    } else if (g.fragment == p && g.held) {
+      update(m);
+    } else if (g.fragment == p) {
+      // The sync points before this one came in time, and still do: later
+      // broadcasts only add arrivals.
+      disarm(m);
+      predict(m, g.report);
+    }
   }
+}
+
+void DecoupledDilocoGate::on_rescheduled(uint32_t p) {
+  if (stopped_) return;
+  for (uint32_t m = 0; m < gates_.size(); ++m) {
+    const Gate& g = gates_[m];
+    // A merged round is re-predicted by on_merged().
+    if (g.fragment != p || g.held || g.armed || g.round < syncer_.open_round(p)) continue;
+    const auto at = syncer_.merge_time(p, g.round);
+    if (!at || *at >= g.reach) schedule(m, g.reach);
+  }
+}
+
+void DecoupledDilocoGate::disarm(uint32_t m) {
+  Gate& g = gates_[m];
+  if (g.event.valid()) ctx_.sim.cancel(g.event);
+  g.event = {};
+  g.armed = false;
 }
 
 void DecoupledDilocoGate::stop() {
@@ -47,14 +75,14 @@ void DecoupledDilocoGate::stop() {
 // Sync points come in schedule order: report c at c + tau, for the reports
 // c >= sched - tau. Each report step belongs to one fragment. Looking P + tau
 // reports ahead sees every fragment once; beyond, a merge re-predicts.
-void DecoupledDilocoGate::predict(uint32_t m) {
+void DecoupledDilocoGate::predict(uint32_t m, std::optional<int64_t> from) {
   Gate& g = gates_[m];
   g.fragment = kNone;
   const DecoupledDilocoLearner& l = *learners_[m];
   if (!config_.transfer.wait() || !l.running() || !syncer_.reachable(l)) return;
   const auto tau = static_cast<int64_t>(config_.overlap_steps);
   const auto h = static_cast<int64_t>(config_.inner_steps);
-  int64_t c = l.sched_now() - tau;
+  int64_t c = std::max(l.sched_now() - tau, from.value_or(INT64_MIN));
   for (uint64_t i = 0; i <= config_.fragments + config_.overlap_steps; ++i, ++c) {
     uint32_t p = 0;
     c = report_at_or_after(c, p);
@@ -65,8 +93,11 @@ void DecoupledDilocoGate::predict(uint32_t m) {
     if (d && *d <= reach) continue;
     g.fragment = p;
     g.round = round;
+    g.report = c;
     g.own = own;
-    schedule(m, reach);
+    g.reach = reach;
+    const auto merged = d ? std::nullopt : syncer_.merge_time(p, round);
+    if (!merged || *merged >= reach) schedule(m, reach);
     return;
   }
 }
@@ -92,11 +123,13 @@ void DecoupledDilocoGate::schedule(uint32_t m, core::SimTime t) {
   Gate& g = gates_[m];
   ctx_.sim.cancel(g.event);
   g.event = ctx_.sim.schedule_at(t, core::kBandPolicy, handler_, m);
+  g.armed = true;
 }
 
 void DecoupledDilocoGate::on_event(uint32_t m) {
   Gate& g = gates_[m];
   g.event = {};
+  g.armed = false;
   if (stopped_) return;
   if (g.held) return release(m);
   DecoupledDilocoLearner& l = *learners_[m];

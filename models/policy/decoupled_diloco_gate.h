@@ -13,13 +13,19 @@
 // Stalls are predicted, not polled: per learner the gate walks its sync
 // points from its schedule step on, finds the first whose fragment is not
 // there in time (from the step clock and the broadcasts' arrival times) and
-// keeps one event: the hold at that point, or while held the release at the
-// arrival (none while the round is not merged yet: the merge re-predicts).
-// So at most one hold and one release event per learner and round.
+// keeps at most one event: the hold at that point, or while held the release
+// at the arrival (none while the round is not merged yet: the merge
+// re-predicts). A point whose round is not merged yet needs no event while
+// the syncer's merge of that round is scheduled before the point: the merge
+// re-predicts from that point on, and if the merge moves to the point or
+// later (DecoupledDilocoSyncer::merge_time) the hold is scheduled then. So
+// a learner whose fragments come in time costs no event at all, and at most
+// one hold and one release event per learner and round otherwise.
 // With late_fragments "skip" the gate does nothing.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "models/policy/decoupled_diloco_config.h"
@@ -41,8 +47,12 @@ class DecoupledDilocoGate {
   // or, while held, its release; ends a stall someone else ended (a park, a
   // pause, going down).
   void update(uint32_t m);
-  // Fragment p merged a round: re-predicts the learners that wait for it.
+  // Fragment p merged a round: re-predicts the learners that wait for it,
+  // from the sync point each waited at.
   void on_merged(uint32_t p);
+  // The syncer's scheduled merge of fragment p moved: schedules the holds of
+  // the learners waiting for it that it no longer precedes.
+  void on_rescheduled(uint32_t p);
   // Cancels every event (the run reached its target).
   void stop();
 
@@ -55,16 +65,22 @@ class DecoupledDilocoGate {
   struct Gate {
     uint32_t fragment = kNone;  // of the predicted or held sync point
     uint64_t round = 0;
+    int64_t report = 0;         // schedule step of the report
     uint64_t own = 0;           // own step of the sync point
+    core::SimTime reach;        // when the learner gets there
+    bool armed = false;         // the hold event is scheduled
     bool held = false;
     core::SimTime held_since;
     core::EventId event;
   };
 
-  void predict(uint32_t m);
+  // Walks learner m's sync points from report step `from` on (all from its
+  // schedule step if nullopt).
+  void predict(uint32_t m, std::optional<int64_t> from = std::nullopt);
   // The first report step >= s of any fragment, and that fragment.
   int64_t report_at_or_after(int64_t s, uint32_t& p) const;
   void schedule(uint32_t m, core::SimTime t);
+  void disarm(uint32_t m);
   void on_event(uint32_t m);
   void hold(uint32_t m);
   void release(uint32_t m);

@@ -11,7 +11,7 @@ uint64_t steps_reached(const StepClock& clock, core::SimTime t) {
   if (!clock.running()) return s;
   // time_of_step rounds up to whole nanoseconds; converting that time back
   // may fall a hair short of the step. The predicted time is authoritative.
-  const auto next = clock.time_of_step(t, s + 1);
+  const auto next = clock.time_of_pending_step(s + 1);
   return next && *next <= t ? s + 1 : s;
 }
 

@@ -103,7 +103,7 @@ void DecoupledDilocoLearner::report_loss_steps() {
 std::optional<core::SimTime> DecoupledDilocoLearner::time_of_own(uint64_t n) const {
   if (n > own_now()) {
     if (group_->mode() != ElasticGroup::Mode::kRunning) return std::nullopt;
-    return group_->clock().time_of_step(ctx_.sim.now(), n);
+    return group_->clock().time_of_pending_step(n);  // n > own_now() >= clock steps
   }
   return history_.time_of_step(n);
 }

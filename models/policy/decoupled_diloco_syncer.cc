@@ -15,6 +15,7 @@ DecoupledDilocoSyncer::DecoupledDilocoSyncer(RunContext& ctx, const DecoupledDil
                                              Learners& learners)
     : ctx_(ctx), config_(config), learners_(learners) {
   handler_ = ctx.sim.add_handler(ctx.policy_name + ".syncer_round", [this](const core::Event& e) {
+    if (e.a == kWake) return wake();
     on_event(static_cast<uint32_t>(e.a));
   });
   trace_track_ = ctx.trace_track("syncer");
@@ -65,7 +66,7 @@ void DecoupledDilocoSyncer::update_ready(uint32_t p, uint32_t m) {
 // every learner at its sync point: the syncer proceeds without a down,
 // rejoining, parked or partitioned learner (weight 0), as the paper's does.
 uint32_t DecoupledDilocoSyncer::quorum(uint32_t p) const {
-  if (!config_.transfer.wait()) return config_.quorum;
+  if (!config_.transfer.wait() || config_.quorum == 1) return config_.quorum;
   uint32_t able = 0;
   for (uint32_t m = 0; m < learners_.size(); ++m) {
     const DecoupledDilocoLearner& l = *learners_[m];
@@ -75,12 +76,18 @@ uint32_t DecoupledDilocoSyncer::quorum(uint32_t p) const {
 }
 
 core::SimTime DecoupledDilocoSyncer::kth_ready(uint32_t p) const {
+  const uint32_t k = quorum(p);
+  if (k == 1) {
+    core::SimTime first = kNever;
+    for (uint32_t m = 0; m < learners_.size(); ++m) first = std::min(first, slot(p, m).ready);
+    return first;
+  }
   std::vector<core::SimTime>& v = scratch_;
   v.clear();
   for (uint32_t m = 0; m < learners_.size(); ++m) v.push_back(slot(p, m).ready);
-  const auto k = v.begin() + (quorum(p) - 1);
-  std::nth_element(v.begin(), k, v.end());
-  return *k;
+  const auto kth = v.begin() + (k - 1);
+  std::nth_element(v.begin(), kth, v.end());
+  return *kth;
 }
 
 core::SimTime DecoupledDilocoSyncer::all_live_ready(uint32_t p) const {
@@ -107,6 +114,14 @@ void DecoupledDilocoSyncer::schedule_at(uint32_t p, core::SimTime t) {
   ctx_.sim.cancel(f.event);
   f.event_time = t;
   if (t != kNever) f.event = ctx_.sim.schedule_at(t, core::kBandPolicy, handler_, p);
+  if (on_rescheduled_) on_rescheduled_(p);
+}
+
+std::optional<core::SimTime> DecoupledDilocoSyncer::merge_time(uint32_t p, uint64_t n) const {
+  const Fragment& f = fragments_[p];
+  if (stopped_ || f.round != n || f.event_time == kNever) return std::nullopt;
+  if (f.phase == Phase::kQuorum && config_.grace) return std::nullopt;
+  return f.event_time;
 }
 
 void DecoupledDilocoSyncer::on_event(uint32_t p) {
@@ -208,10 +223,11 @@ std::optional<DecoupledDilocoSyncer::Contribution> DecoupledDilocoSyncer::contri
   k.learner = m;
   k.in_quorum = last >= round_step(p, fragments_[p].round);
   size_t applied = 0;
+  const uint64_t last_own = l.own_of(last);
   for (const Arrival& a : s.arrivals) {
     if (a.at > now()) break;
     const uint64_t point = application_point(p, m, a);
-    if (point >= l.own_of(last)) break;
+    if (point >= last_own) break;
     ++applied;
     if (point <= s.base_own) continue;  // superseded by a newer one applied
     const int64_t before = latest_report(l.sched_of(point - 1), t, h);
@@ -267,6 +283,7 @@ void DecoupledDilocoSyncer::merge(uint32_t p) {
   for (uint32_t m = 0; m < learners_.size(); ++m) update_ready(p, m);
   reschedule(p);
   if (on_merged_) on_merged_(p);
+  if (p == 0 && ff_on_) after_first_merge();
 }
 
 // The loss model hears of the merge with the contributors' steps up to now;
@@ -408,6 +425,7 @@ void DecoupledDilocoSyncer::record(const RoundRecord& in) {
 }
 
 void DecoupledDilocoSyncer::on_learner_change(uint32_t m) {
+  ++changes_;
   for (uint32_t p = 0; p < config_.fragments; ++p) {
     update_ready(p, m);
     reschedule(p);
@@ -415,6 +433,7 @@ void DecoupledDilocoSyncer::on_learner_change(uint32_t m) {
 }
 
 void DecoupledDilocoSyncer::on_learner_down(uint32_t m) {
+  ++changes_;
   for (uint32_t p = 0; p < config_.fragments; ++p) {
     std::vector<Arrival>& arrivals = slot(p, m).arrivals;
     while (!arrivals.empty() && arrivals.back().at > now()) arrivals.pop_back();

@@ -41,6 +41,17 @@
 // over count as reports made at the jump (with the progress made so far).
 //
 // Cost: per round O(M) work and one or two events; per learner change O(P).
+//
+// Fast-forward (decoupled_diloco_syncer_skip.cc). Between changes the rounds
+// repeat: once the state after a merge of fragment 0 equals the state after
+// the previous one shifted by one period (H schedule steps, the same time
+// dt later, every fragment one round on, the same statistics added), the
+// syncer stops scheduling rounds and sleeps until just before the next event
+// of anything else (or the horizon), k whole periods, then applies k periods
+// at once: rounds, clocks, bases, arrivals and broadcasts shifted by k
+// periods, counts and sums added k times. Only when nothing asks for single
+// rounds (no loss model, event log, trace or round observer) and without a
+// grace window (its moving averages do not repeat).
 #pragma once
 
 #include <cstdint>
@@ -150,11 +161,21 @@ class DecoupledDilocoSyncer {
   // round n is not merged; SimTime::zero() when it was merged but not sent to
   // m (it was down, rejoining, parked or partitioned: nothing to wait for).
   std::optional<core::SimTime> delivery(uint32_t p, uint32_t m, uint64_t n) const;
-  // Called after each merge of fragment p, and after a clock jump of learner m.
+  // When round n of fragment p will be merged, as scheduled now: nullopt if
+  // that is not known (another round is open, a grace window may follow the
+  // quorum, or the quorum cannot be reached yet). Moves only with a call of
+  // the `rescheduled` listener.
+  std::optional<core::SimTime> merge_time(uint32_t p, uint64_t n) const;
+  // The round of fragment p waiting for its quorum or grace window.
+  uint64_t open_round(uint32_t p) const { return fragments_[p].round; }
+  // Called after each merge of fragment p, after a clock jump of learner m,
+  // and when the scheduled merge of fragment p moved.
   void set_listeners(std::function<void(uint32_t p)> merged,
-                     std::function<void(uint32_t m)> jumped) {
+                     std::function<void(uint32_t m)> jumped,
+                     std::function<void(uint32_t p)> rescheduled) {
     on_merged_ = std::move(merged);
     on_jumped_ = std::move(jumped);
+    on_rescheduled_ = std::move(rescheduled);
   }
 
   // The syncer can exchange fragments with learner l (no partition between).
@@ -162,6 +183,11 @@ class DecoupledDilocoSyncer {
   int64_t clock() const { return clock_; }
   const SyncerStats& stats() const { return stats_; }
   void set_observer(std::function<void(const RoundRecord&)> f) { observer_ = std::move(f); }
+  // Turns the fast-forward on (see above); `woke` is called after a skip
+  // was applied (the gate re-predicts every learner).
+  void enable_fast_forward(std::function<void()> woke);
+  // Rounds applied in closed form so far.
+  uint64_t skipped_rounds() const { return skipped_rounds_; }
 
  private:
   static constexpr core::SimTime kNever = core::SimTime::max();
@@ -253,6 +279,34 @@ class DecoupledDilocoSyncer {
   void record(const RoundRecord& rec);
   core::SimTime now() const { return ctx_.sim.now(); }
 
+  // Fast-forward (decoupled_diloco_syncer_skip.cc).
+  static constexpr uint64_t kWake = UINT64_MAX;  // payload of the wake event
+  struct Snapshot {
+    bool valid = false;
+    core::SimTime at;
+    uint64_t changes = 0;
+    int64_t clock = 0;
+    std::vector<Fragment> fragments;
+    std::vector<Slot> slots;
+    SyncerStats stats;
+  };
+  struct Sleep {
+    uint64_t periods = 0;
+    core::Duration span;       // of one period
+    SyncerStats delta;         // sums and counts added per period
+    std::vector<uint8_t> moves;  // per slot: shifts by a period (else unchanged)
+  };
+  bool may_skip() const;
+  void after_first_merge();
+  void take(Snapshot& s) const;
+  bool repeats(const Snapshot& a, const Snapshot& b, std::vector<uint8_t>& moves) const;
+  bool fragment_repeats(const Fragment& a, const Fragment& b, core::Duration dt) const;
+  bool slot_repeats(const Slot& a, const Slot& b, core::Duration dt) const;
+  void try_sleep(const Snapshot& a, const Snapshot& b);
+  void wake();
+  void shift_slot(Slot& s, const DecoupledDilocoLearner& l, uint64_t k) const;
+  void add_periods(const SyncerStats& d, uint64_t k);
+
   RunContext& ctx_;
   uint32_t trace_track_ = 0;  // merges on the timeline
   const DecoupledDilocoConfig& config_;
@@ -265,7 +319,7 @@ class DecoupledDilocoSyncer {
   MovingAverage step_, to_quorum_, sync_;
   SyncerStats stats_;
   std::function<void(const RoundRecord&)> observer_;
-  std::function<void(uint32_t)> on_merged_, on_jumped_;
+  std::function<void(uint32_t)> on_merged_, on_jumped_, on_rescheduled_;
   mutable std::vector<core::SimTime> scratch_;  // kth_ready's work space
   std::vector<Contribution> merged_;  // of the round being merged
   std::vector<Flow> flows_;           // broadcast()'s work space
@@ -273,6 +327,15 @@ class DecoupledDilocoSyncer {
   std::vector<uint32_t> receivers_;
   std::vector<loss::Contribution> loss_contributions_;  // feed_loss()'s work space
   bool stopped_ = false;
+  // Fast-forward.
+  bool ff_on_ = false;
+  std::function<void()> ff_woke_;
+  uint64_t changes_ = 0;             // learner changes so far
+  uint64_t changes_at_first_ = 0;    // at the last merge of fragment 0
+  Snapshot last_, current_;
+  Sleep sleep_;
+  bool asleep_ = false;
+  uint64_t skipped_rounds_ = 0;
 };
 
 }  // namespace goodsim::models::policy

@@ -46,6 +46,11 @@ uint64_t StepClock::steps(core::SimTime now) const {
 
 std::optional<core::SimTime> StepClock::time_of_step(core::SimTime now, uint64_t n) const {
   if (!running_ || n <= steps(now)) return std::nullopt;
+  return time_of_pending_step(n);
+}
+
+std::optional<core::SimTime> StepClock::time_of_pending_step(uint64_t n) const {
+  if (!running_) return std::nullopt;
   const double remaining = static_cast<double>(n - credited_) - carry_;
   const double ns = std::ceil(remaining * static_cast<double>(step_.ns()));
   // A stalled group (a step of years) may never get there: saturate.

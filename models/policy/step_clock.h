@@ -34,6 +34,9 @@ class StepClock {
   // When whole step number `n` (counted like steps()) completes at the current
   // pace, if the clock runs and n is not yet reached.
   std::optional<core::SimTime> time_of_step(core::SimTime now, uint64_t n) const;
+  // time_of_step() for a step known not to be reached yet (n > steps(now)),
+  // without counting the steps again.
+  std::optional<core::SimTime> time_of_pending_step(uint64_t n) const;
   // When the latest whole step completed, if it completed after the last
   // start() or set_step() (else nullopt: the step in flight began before).
   // Rounded like time_of_step() and kept in [that start, now].

@@ -32,6 +32,8 @@ class DaryHeap {
   void reserve(size_t n) { v_.reserve(n); }
   // REQUIRES: !empty().
   const T& top() const { return v_.front(); }
+  // Every element, in heap order.
+  const std::vector<T>& items() const { return v_; }
   void push(const T& x) {
     v_.push_back(x);
     sift_up(v_.size() - 1);

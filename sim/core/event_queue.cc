@@ -1,5 +1,7 @@
 #include "sim/core/event_queue.h"
 
+#include <algorithm>
+
 #include "sim/core/check.h"
 
 namespace goodsim::core {
@@ -83,6 +85,16 @@ void EventQueue::rebuild_without_stale() {
   }
   heap_.erase_if([this](const Entry& e) { return is_stale(e); });
   stale_ = 0;
+}
+
+SimTime EventQueue::next_time_excluding(HandlerId h) const {
+  int64_t first = SimTime::max().ns();
+  const std::vector<Entry>& items = heap_.items();
+  for (size_t i = popped_top_ ? 1 : 0; i < items.size(); ++i) {
+    const Entry& e = items[i];
+    if (e.handler != h && !is_stale(e)) first = std::min(first, e.time);
+  }
+  return SimTime::from_ns(first);
 }
 
 }  // namespace goodsim::core

@@ -62,6 +62,9 @@ class EventQueue {
   Event pop();
   // Time of the earliest live event. REQUIRES: !empty().
   SimTime next_time();
+  // Time of the earliest live event of any handler but `h`; SimTime::max()
+  // if there is none. O(entries): for rare questions.
+  SimTime next_time_excluding(HandlerId h) const;
 
   bool empty() const { return live_ == 0; }
   size_t size() const { return live_; }

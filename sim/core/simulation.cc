@@ -41,6 +41,7 @@ EventId Simulation::schedule_in(Duration delay, Band band, HandlerId handler, ui
 void Simulation::run_until(SimTime end) {
   GOODSIM_CHECK(end >= now_);
   CheckContextScope scope(this);
+  until_ = end;
   while (!stop_requested_ && !queue_.empty() && queue_.next_time() <= end) {
     if (executed_ >= event_limit_) {
       limit_reached_ = stop_requested_ = true;

@@ -65,6 +65,8 @@ class Simulation : private CheckContext {
   bool event_limit_reached() const { return limit_reached_; }
 
   SimTime now() const { return now_; }
+  // The end of the run_until() call under way (or of the last one).
+  SimTime until() const { return until_; }
   uint64_t seed() const { return seed_; }
   // The stream named `name` for this run's seed. Independent of creation order.
   Rng rng(std::string_view name) const { return Rng::for_stream(seed_, name); }
@@ -73,6 +75,10 @@ class Simulation : private CheckContext {
   uint64_t fingerprint() const { return fingerprint_; }
   uint64_t events_executed() const { return executed_; }
   size_t pending() const { return queue_.size(); }
+  // When the next event of a handler other than `h` runs (SimTime::max() if
+  // none is pending): lets a handler that skips ahead in closed form know
+  // how far nothing else happens. O(pending events).
+  SimTime next_time_excluding(HandlerId h) const { return queue_.next_time_excluding(h); }
 
  private:
   void fold(const Event& e);
@@ -82,6 +88,7 @@ class Simulation : private CheckContext {
   std::vector<Handler> handlers_;
   std::vector<std::string> handler_names_;
   SimTime now_;
+  SimTime until_ = SimTime::max();
   uint64_t seed_;
   uint64_t fingerprint_;
   uint64_t executed_ = 0;

@@ -1,0 +1,129 @@
+// decoupled_diloco's fast-forward (decoupled_diloco_syncer_skip.cc) against
+// stepping every round: on random scenarios the summaries and time series
+// must be identical field for field (only the fingerprint and the event count
+// may differ), and the fast-forward must actually skip rounds.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "sim/core/rng.h"
+#include "sim/output/summary.h"
+#include "tests/support/scenarios.h"
+
+namespace goodsim::models {
+namespace {
+
+using nlohmann::json;
+
+// A random decoupled_diloco scenario: schedule, quorum, late fragments,
+// sites, failure rate, stragglers and scavenging windows all drawn.
+json random_decoupled(core::Rng& rng) {
+  auto below = [&rng](uint64_t n) { return static_cast<int>(rng.next_u64() % n); };
+  auto pick = [&below](std::initializer_list<int> v) { return *(v.begin() + below(v.size())); };
+  const int learners = pick({1, 2, 3, 4, 8});
+  const int sites = pick({1, 1, 1, 2, 3});
+  const int slices = learners * pick({2, 3, 4}) + pick({0, 1});
+  const int h = pick({4, 6, 8, 24});
+  const int p = std::min(h, pick({1, 2, 4, 6, 24}));
+  const int tau = std::min(h, pick({0, 1, 2}));
+  json policy = {{"name", "d"},
+                 {"type", "decoupled_diloco"},
+                 {"learners", learners},
+                 {"inner_steps", h},
+                 {"fragments", p},
+                 {"overlap_steps", tau},
+                 {"quorum", 1 + below(static_cast<uint64_t>(learners))},
+                 {"late_fragments", rng.uniform01() < 0.7 ? "wait" : "skip"}};
+  if (rng.uniform01() < 0.5) policy["upscale_every"] = pick({60, 600});
+  if (rng.uniform01() < 0.2) {
+    policy["schedule"] = {{{"learner", learners - 1}, {"join", "2h"}, {"leave", "9h"}}};
+  }
+  json cluster = {{"chips", 8 * slices}, {"chips_per_host", 4}, {"hosts_per_slice", 2}};
+  if (sites > 1) {
+    cluster["sites"] = json::array();
+    for (int s = 0; s < sites; ++s) cluster["sites"].push_back({{"name", "s" + std::to_string(s)}});
+    cluster["links"] = json::array();
+    for (int s = 0; s + 1 < sites; ++s) {
+      cluster["links"].push_back({{"from", "s" + std::to_string(s)},
+                                  {"to", "s" + std::to_string(s + 1)},
+                                  {"bandwidth", pick({1, 10, 100}) * 1e9},
+                                  {"latency", "20ms"}});
+    }
+  }
+  json doc = {{"name", "ff"},
+              {"seed", 1 + below(1000)},
+              {"horizon", pick({6, 12, 24}) * 3600},
+              {"cluster", cluster},
+              {"job",
+               {{"params", pick({1, 10, 100}) * 1e8},
+                {"tokens_per_step", 1e6},
+                {"step_time", pick({1, 2, 3})},
+                {"intra_site_bandwidth", pick({1, 10, 100}) * 1e9}}},
+              {"failures", json::array()},
+              {"policies", {policy}}};
+  if (rng.uniform01() < 0.8) {
+    doc["failures"].push_back({{"type", "exponential_failures"},
+                               {"mtbf", pick({30, 100, 300, 3000}) * 86400},
+                               {"repair_time", pick({60, 1800})}});
+  }
+  if (rng.uniform01() < 0.3) {
+    doc["stragglers"] = {{{"type", "transient_stragglers"},
+                          {"mtbe", pick({30, 300}) * 86400},
+                          {"duration", "10m"},
+                          {"slowdown", 0.5}}};
+  }
+  return doc;
+}
+
+output::RunResult run(json doc, bool fast_forward) {
+  doc["policies"][0]["fast_forward"] = fast_forward;
+  const PreparedScenario prepared = testing::prepare_doc(doc);
+  return run_scenario(prepared, doc["seed"].get<uint64_t>(), nullptr, nullptr, {});
+}
+
+json comparable(const output::RunResult& r) {
+  json s = output::summary_json(r);
+  for (auto& p : s["policies"]) p.erase("fingerprint");
+  s.erase("resolved_scenario");  // names fast_forward itself
+  return s;
+}
+
+TEST_CASE("fast-forward: identical to stepping every round on random scenarios") {
+  core::Rng rng = core::Rng::for_stream(7, "fast-forward");
+  int skipped = 0;
+  constexpr int kScenarios = 60;
+  for (int i = 0; i < kScenarios; ++i) {
+    const json doc = random_decoupled(rng);
+    INFO("scenario " << i << ": " << doc.dump());
+    const output::RunResult stepped = run(doc, false);
+    const output::RunResult fast = run(doc, true);
+    CHECK(comparable(fast) == comparable(stepped));
+    REQUIRE(fast.policies.size() == 1);
+    CHECK(fast.policies[0].series.size() == stepped.policies[0].series.size());
+    CHECK(timeseries_csv(fast) == timeseries_csv(stepped));
+    CHECK(fast.policies[0].events <= stepped.policies[0].events);
+    if (fast.policies[0].events < stepped.policies[0].events) ++skipped;
+  }
+  // Not vacuous: most of these scenarios have long quiet stretches.
+  CHECK(skipped >= kScenarios / 3);
+}
+
+TEST_CASE("fast-forward: a quiet run skips almost every round, with the same results") {
+  json doc = testing::small_scenario("2d", "", "", "1m", 8, 2);
+  doc["policies"] = {{{"name", "d"},
+                      {"type", "decoupled_diloco"},
+                      {"learners", 4},
+                      {"inner_steps", 24},
+                      {"fragments", 24},
+                      {"overlap_steps", 2}}};
+  const output::RunResult stepped = run(doc, false);
+  const output::RunResult fast = run(doc, true);
+  CHECK(comparable(fast) == comparable(stepped));
+  // 2 days of 1 s steps, one round per step: 172,800 rounds stepped; with
+  // nothing but the samples, about one period stepped per sample.
+  CHECK(stepped.policies[0].events > 172'800);
+  CHECK(fast.policies[0].events < 172'800 / 10);
+}
+
+}  // namespace
+}  // namespace goodsim::models
