@@ -8,6 +8,7 @@ DecoupledDilocoGate::DecoupledDilocoGate(RunContext& ctx, const DecoupledDilocoC
                                          Learners& learners, const DecoupledDilocoSyncer& syncer)
     : ctx_(ctx), config_(config), learners_(learners), syncer_(syncer) {
   gates_.resize(learners.size());
+  waiting_.assign(config.fragments, 0);
   // "skip" schedules nothing: no handler, so the run's other handlers keep
   // their numbers (and a skip run its fingerprint).
   if (!config.transfer.wait()) return;
@@ -42,15 +43,17 @@ void DecoupledDilocoGate::on_merged(uint32_t p) {
       update(m);
     } else if (g.fragment == p) {
       // The sync points before this one came in time, and still do: later
-      // broadcasts only add arrivals.
+      // broadcasts only add arrivals. Nothing changed the learner since the
+      // prediction, so this point is still reached at g.reach.
       disarm(m);
-      predict(m, g.report);
+      const auto d = syncer_.delivery(p, m, g.round);
+      predict(m, d && *d <= g.reach ? g.report + 1 : g.report);
     }
   }
 }
 
 void DecoupledDilocoGate::on_rescheduled(uint32_t p) {
-  if (stopped_) return;
+  if (stopped_ || waiting_[p] == 0) return;
   for (uint32_t m = 0; m < gates_.size(); ++m) {
     const Gate& g = gates_[m];
     // A merged round is re-predicted by on_merged().
@@ -77,6 +80,7 @@ void DecoupledDilocoGate::stop() {
 // reports ahead sees every fragment once; beyond, a merge re-predicts.
 void DecoupledDilocoGate::predict(uint32_t m, std::optional<int64_t> from) {
   Gate& g = gates_[m];
+  if (g.fragment != kNone) --waiting_[g.fragment];
   g.fragment = kNone;
   const DecoupledDilocoLearner& l = *learners_[m];
   if (!config_.transfer.wait() || !l.running() || !syncer_.reachable(l)) return;
@@ -92,6 +96,7 @@ void DecoupledDilocoGate::predict(uint32_t m, std::optional<int64_t> from) {
     const auto d = syncer_.delivery(p, m, round);
     if (d && *d <= reach) continue;
     g.fragment = p;
+    ++waiting_[p];
     g.round = round;
     g.report = c;
     g.own = own;

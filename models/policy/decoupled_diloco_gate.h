@@ -93,6 +93,7 @@ class DecoupledDilocoGate {
   const DecoupledDilocoSyncer& syncer_;
   core::HandlerId handler_ = 0;
   std::vector<Gate> gates_;
+  std::vector<uint32_t> waiting_;  // per fragment: gates whose sync point is of it
   uint64_t stalls_ = 0;
   core::Duration stall_time_;
   bool stopped_ = false;
