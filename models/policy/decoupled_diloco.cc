@@ -59,9 +59,10 @@ void DecoupledDiloco::start(RunContext& ctx) {
                      static_cast<uint32_t>(config_.inner_steps), config_.fragments});
   }
   if (config_.fast_forward) {
-    syncer_->enable_fast_forward([this] {
-      for (uint32_t m = 0; m < config_.learners; ++m) gate_->update(m);
-    });
+    syncer_->enable_fast_forward([this] { return gate_->held() > 0; },
+                                 [this] {
+                                   for (uint32_t m = 0; m < config_.learners; ++m) gate_->update(m);
+                                 });
   }
   syncer_->start();
   schedule_windows();

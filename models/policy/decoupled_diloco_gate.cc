@@ -149,6 +149,7 @@ void DecoupledDilocoGate::on_event(uint32_t m) {
 void DecoupledDilocoGate::hold(uint32_t m) {
   Gate& g = gates_[m];
   g.held = true;
+  ++held_;
   g.held_since = now();
   ++stalls_;
   learners_[m]->group().hold();  // the listener calls update(): the release, once merged
@@ -168,6 +169,7 @@ void DecoupledDilocoGate::release(uint32_t m) {
 void DecoupledDilocoGate::end_stall(uint32_t m) {
   Gate& g = gates_[m];
   g.held = false;
+  --held_;
   const core::Duration wait = now() - g.held_since;
   stall_time_ += wait;
   ctx_.log("learner_stall", [&] {

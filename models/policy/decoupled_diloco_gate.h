@@ -56,6 +56,8 @@ class DecoupledDilocoGate {
   // Cancels every event (the run reached its target).
   void stop();
 
+  // Learners held now.
+  uint32_t held() const { return held_; }
   // Holds so far, and the time of those that ended.
   uint64_t stalls() const { return stalls_; }
   core::Duration stall_time() const { return stall_time_; }
@@ -95,6 +97,7 @@ class DecoupledDilocoGate {
   std::vector<Gate> gates_;
   std::vector<uint32_t> waiting_;  // per fragment: gates whose sync point is of it
   uint64_t stalls_ = 0;
+  uint32_t held_ = 0;
   core::Duration stall_time_;
   bool stopped_ = false;
 };

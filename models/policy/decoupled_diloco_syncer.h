@@ -183,9 +183,11 @@ class DecoupledDilocoSyncer {
   int64_t clock() const { return clock_; }
   const SyncerStats& stats() const { return stats_; }
   void set_observer(std::function<void(const RoundRecord&)> f) { observer_ = std::move(f); }
-  // Turns the fast-forward on (see above); `woke` is called after a skip
-  // was applied (the gate re-predicts every learner).
-  void enable_fast_forward(std::function<void()> woke);
+  // Turns the fast-forward on (see above). No skip starts while `busy()`
+  // (a learner held at a sync point: its release may wait for a round the
+  // skip would pass); `woke` is called after a skip was applied (the gate
+  // re-predicts every learner).
+  void enable_fast_forward(std::function<bool()> busy, std::function<void()> woke);
   // Rounds applied in closed form so far.
   uint64_t skipped_rounds() const { return skipped_rounds_; }
 
@@ -329,6 +331,7 @@ class DecoupledDilocoSyncer {
   bool stopped_ = false;
   // Fast-forward.
   bool ff_on_ = false;
+  std::function<bool()> ff_busy_;
   std::function<void()> ff_woke_;
   uint64_t changes_ = 0;             // learner changes so far
   uint64_t changes_at_first_ = 0;    // at the last merge of fragment 0

@@ -20,8 +20,10 @@
 
 namespace goodsim::models::policy {
 
-void DecoupledDilocoSyncer::enable_fast_forward(std::function<void()> woke) {
+void DecoupledDilocoSyncer::enable_fast_forward(std::function<bool()> busy,
+                                                std::function<void()> woke) {
   ff_on_ = true;
+  ff_busy_ = std::move(busy);
   ff_woke_ = std::move(woke);
 }
 
@@ -176,6 +178,7 @@ Duration times(Duration d, uint64_t k) { return Duration::nanos(d.ns() * static_
 // Sleeps for the whole periods that end strictly before the next event of
 // any other handler and before the horizon: nothing else can happen earlier.
 void DecoupledDilocoSyncer::try_sleep(const Snapshot& a, const Snapshot& b) {
+  if (ff_busy_ && ff_busy_()) return;
   const Duration dt = b.at - a.at;
   const SimTime limit = std::min(ctx_.sim.next_time_excluding(handler_), ctx_.skip_limit());
   if (limit <= now()) return;

@@ -102,5 +102,22 @@ TEST_CASE("cancelling twice or after firing is refused", "[core][queue]") {
   CHECK(q.cancel(c));
 }
 
+TEST_CASE("next_time_excluding skips one handler, cancelled and popped events", "[core][queue]") {
+  EventQueue q;
+  auto at = [](int64_t ns) { return SimTime::from_ns(ns); };
+  CHECK(q.next_time_excluding(1) == SimTime::max());
+  q.push(at(10), 0, 1, 0, 0);
+  const EventId other = q.push(at(20), 0, 2, 0, 0);
+  q.push(at(30), 0, 2, 0, 0);
+  q.push(at(5), 0, 1, 0, 0);
+  CHECK(q.next_time_excluding(1) == at(20));
+  CHECK(q.next_time_excluding(2) == at(5));
+  CHECK(q.cancel(other));
+  CHECK(q.next_time_excluding(1) == at(30));
+  CHECK(q.pop().time == at(5));  // popped: left in place until the next operation
+  CHECK(q.next_time_excluding(2) == at(10));
+  CHECK(q.next_time_excluding(3) == at(10));
+}
+
 }  // namespace
 }  // namespace goodsim::core
