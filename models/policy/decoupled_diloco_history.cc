@@ -6,14 +6,6 @@
 
 namespace goodsim::models::policy {
 
-uint64_t steps_reached(const StepClock& clock, core::SimTime t) {
-  const uint64_t s = clock.steps(t);
-  if (!clock.running()) return s;
-  // time_of_step rounds up to whole nanoseconds; converting that time back
-  // may fall a hair short of the step. The predicted time is authoritative.
-  const auto next = clock.time_of_pending_step(s + 1);
-  return next && *next <= t ? s + 1 : s;
-}
 
 void DecoupledDilocoHistory::record(core::SimTime now, const ElasticGroup& group) {
   Segment seg;

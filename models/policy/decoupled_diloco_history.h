@@ -33,7 +33,14 @@ namespace goodsim::models::policy {
 // Whole steps `clock` has completed at `t`, consistent with
 // clock.time_of_step(): rounding never makes a step due at t count as pending.
 // REQUIRES: t is not before the clock's last start or pace change.
-uint64_t steps_reached(const StepClock& clock, core::SimTime t);
+inline uint64_t steps_reached(const StepClock& clock, core::SimTime t) {
+  const uint64_t s = clock.steps(t);
+  if (!clock.running()) return s;
+  // time_of_step rounds up to whole nanoseconds; converting that time back
+  // may fall a hair short of the step. The predicted time is authoritative.
+  const auto next = clock.time_of_pending_step(s + 1);
+  return next && *next <= t ? s + 1 : s;
+}
 
 class DecoupledDilocoHistory {
  public:

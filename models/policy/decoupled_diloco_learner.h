@@ -20,7 +20,9 @@
 //               charged idle by the owner).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,10 +33,27 @@
 
 namespace goodsim::models::policy {
 
+inline int64_t floor_div(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
 // Largest schedule step c <= s with c mod H == t and c >= 1; 0 if none.
-int64_t latest_report(int64_t s, uint64_t t, uint64_t h);
+inline int64_t latest_report(int64_t s, uint64_t t, uint64_t h) {
+  const auto hh = static_cast<int64_t>(h);
+  const auto tt = static_cast<int64_t>(t);
+  const int64_t c = tt + floor_div(s - tt, hh) * hh;
+  return c >= 1 ? c : 0;
+}
+
 // Smallest schedule step c > after with c mod H == t and c >= 1.
-int64_t next_report(int64_t after, uint64_t t, uint64_t h);
+inline int64_t next_report(int64_t after, uint64_t t, uint64_t h) {
+  const auto hh = static_cast<int64_t>(h);
+  const auto tt = static_cast<int64_t>(t);
+  int64_t c = tt + (floor_div(after - tt, hh) + 1) * hh;
+  while (c < 1) c += hh;
+  return c;
+}
 
 class DecoupledDilocoLearner {
  public:
@@ -137,5 +156,42 @@ class DecoupledDilocoLearner {
   mutable std::optional<core::SimTime> cached_at_;  // own_now() cache
   mutable uint64_t cached_own_ = 0;
 };
+
+// Asked for every learner at every round: inline.
+inline uint64_t DecoupledDilocoLearner::own_now() const {
+  const core::SimTime now = ctx_.sim.now();
+  if (cached_at_ != now) {
+    cached_own_ = steps_reached(group_->clock(), now);
+    cached_at_ = now;
+  }
+  return cached_own_;
+}
+
+inline int64_t DecoupledDilocoLearner::sched_of(uint64_t own) const {
+  auto it = clock_.end();
+  while (it != clock_.begin() && std::prev(it)->own > own) --it;
+  const ClockSegment& seg = it == clock_.begin() ? clock_.front() : *std::prev(it);
+  return static_cast<int64_t>(own) + seg.offset;
+}
+
+inline uint64_t DecoupledDilocoLearner::own_of(int64_t c) const {
+  for (size_t i = clock_.size(); i-- > 0;) {
+    const ClockSegment& seg = clock_[i];
+    if (i > 0 && c < static_cast<int64_t>(seg.own) + seg.offset) continue;
+    int64_t own = c - seg.offset;
+    // Past the end of an older segment: jumped over, made at the jump.
+    if (i + 1 < clock_.size()) own = std::min(own, static_cast<int64_t>(clock_[i + 1].own));
+    return static_cast<uint64_t>(std::max<int64_t>(0, own));
+  }
+  return 0;
+}
+
+inline std::optional<core::SimTime> DecoupledDilocoLearner::time_of_own(uint64_t n) const {
+  if (n > own_now()) {
+    if (group_->mode() != ElasticGroup::Mode::kRunning) return std::nullopt;
+    return group_->clock().time_of_pending_step(n);  // n > own_now() >= clock steps
+  }
+  return history_.time_of_step(n);
+}
 
 }  // namespace goodsim::models::policy

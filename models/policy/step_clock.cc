@@ -15,10 +15,6 @@ void StepClock::start(core::SimTime now, core::Duration step) {
   carry_ = 0;
 }
 
-double StepClock::progress(core::SimTime now) const {
-  return carry_ + static_cast<double>((now - since_).ns()) / static_cast<double>(step_.ns());
-}
-
 void StepClock::set_step(core::SimTime now, core::Duration step) {
   GOODSIM_CHECK(running_ && step > core::Duration::zero());
   const double p = progress(now);
@@ -39,23 +35,9 @@ double StepClock::stop(core::SimTime now) {
   return p - whole;
 }
 
-uint64_t StepClock::steps(core::SimTime now) const {
-  if (!running_) return credited_;
-  return credited_ + static_cast<uint64_t>(std::floor(progress(now)));
-}
-
 std::optional<core::SimTime> StepClock::time_of_step(core::SimTime now, uint64_t n) const {
   if (!running_ || n <= steps(now)) return std::nullopt;
   return time_of_pending_step(n);
-}
-
-std::optional<core::SimTime> StepClock::time_of_pending_step(uint64_t n) const {
-  if (!running_) return std::nullopt;
-  const double remaining = static_cast<double>(n - credited_) - carry_;
-  const double ns = std::ceil(remaining * static_cast<double>(step_.ns()));
-  // A stalled group (a step of years) may never get there: saturate.
-  if (ns >= 9.2e18) return core::SimTime::max();
-  return since_ + core::Duration::nanos(static_cast<int64_t>(ns));
 }
 
 std::optional<core::SimTime> StepClock::last_step_time(core::SimTime now) const {

@@ -8,6 +8,7 @@
 // flight finishes at the new pace).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 
@@ -53,5 +54,24 @@ class StepClock {
   uint64_t credited_ = 0;  // whole steps before since_
   double carry_ = 0;       // fraction of a step done before since_
 };
+
+// Asked for every learner at every round: inline.
+inline double StepClock::progress(core::SimTime now) const {
+  return carry_ + static_cast<double>((now - since_).ns()) / static_cast<double>(step_.ns());
+}
+
+inline uint64_t StepClock::steps(core::SimTime now) const {
+  if (!running_) return credited_;
+  return credited_ + static_cast<uint64_t>(std::floor(progress(now)));
+}
+
+inline std::optional<core::SimTime> StepClock::time_of_pending_step(uint64_t n) const {
+  if (!running_) return std::nullopt;
+  const double remaining = static_cast<double>(n - credited_) - carry_;
+  const double ns = std::ceil(remaining * static_cast<double>(step_.ns()));
+  // A stalled group (a step of years) may never get there: saturate.
+  if (ns >= 9.2e18) return core::SimTime::max();
+  return since_ + core::Duration::nanos(static_cast<int64_t>(ns));
+}
 
 }  // namespace goodsim::models::policy
