@@ -188,8 +188,6 @@ class DecoupledDilocoSyncer {
   // skip would pass); `woke` is called after a skip was applied (the gate
   // re-predicts every learner).
   void enable_fast_forward(std::function<bool()> busy, std::function<void()> woke);
-  // Rounds applied in closed form so far.
-  uint64_t skipped_rounds() const { return skipped_rounds_; }
 
  private:
   static constexpr core::SimTime kNever = core::SimTime::max();
@@ -337,8 +335,6 @@ class DecoupledDilocoSyncer {
   uint64_t changes_at_first_ = 0;    // at the last merge of fragment 0
   Snapshot last_, current_;
   Sleep sleep_;
-  bool asleep_ = false;
-  uint64_t skipped_rounds_ = 0;
 };
 
 }  // namespace goodsim::models::policy

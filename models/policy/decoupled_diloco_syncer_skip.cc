@@ -191,7 +191,6 @@ void DecoupledDilocoSyncer::try_sleep(const Snapshot& a, const Snapshot& b) {
     ctx_.sim.cancel(f.event);  // event_time is kept, to be shifted
     f.event = {};
   }
-  asleep_ = true;
   ctx_.sim.schedule_at(now() + times(dt, k), core::kBandPolicy, handler_, kWake);
 }
 
@@ -236,7 +235,6 @@ void DecoupledDilocoSyncer::shift_slot(Slot& s, const DecoupledDilocoLearner& l,
 // Now is the merge of fragment 0 k periods after the last one stepped:
 // applies the k periods and resumes stepping.
 void DecoupledDilocoSyncer::wake() {
-  asleep_ = false;
   if (stopped_) return;
   const uint64_t k = sleep_.periods;
   const Duration span = times(sleep_.span, k);
@@ -255,7 +253,6 @@ void DecoupledDilocoSyncer::wake() {
       if (sleep_.moves[size_t{p} * learners_.size() + m]) shift_slot(slot(p, m), *learners_[m], k);
     }
   }
-  skipped_rounds_ += k * fragments_.size();
   for (uint32_t p = 0; p < fragments_.size(); ++p) schedule_at(p, next[p]);
   take(last_);
   changes_at_first_ = changes_;
