@@ -111,11 +111,14 @@ int64_t DecoupledDilocoGate::report_at_or_after(int64_t s, uint32_t& p) const {
   const auto h = static_cast<int64_t>(config_.inner_steps);
   s = std::max<int64_t>(s, 1);  // no report at step 0
   const int64_t r = s % h;
-  // t_p = floor(p H / P) >= r exactly when p >= r P / H.
+  // t_p = floor(p H / P) >= r exactly when p >= r P / H (r < H: 64 bits
+  // hold r P + H when H < 2^32, the usual case; 128 otherwise).
   __extension__ using Wide = unsigned __int128;
-  const auto first = static_cast<uint64_t>(
-      (static_cast<Wide>(r) * config_.fragments + static_cast<uint64_t>(h) - 1) /
-      static_cast<uint64_t>(h));
+  const auto uh = static_cast<uint64_t>(h);
+  const auto ur = static_cast<uint64_t>(r);
+  const uint64_t first =
+      uh <= UINT32_MAX ? (ur * config_.fragments + uh - 1) / uh
+                       : static_cast<uint64_t>((static_cast<Wide>(ur) * config_.fragments + uh - 1) / uh);
   if (first < config_.fragments) {
     p = static_cast<uint32_t>(first);
     return s - r + static_cast<int64_t>(config_.offset(p));

@@ -141,8 +141,8 @@ void DecoupledDilocoSyncer::on_quorum(uint32_t p) {
   f.quorum_at = now();
   clock_ = std::max(clock_, round_step(p, f.round));
   jump_lagging();
-  observe_quorum(p);
   if (config_.grace) {
+    observe_quorum(p);  // the window's averages: nothing else reads them
     const core::Duration g = grace_window();
     if (g > core::Duration::zero() && all_live_ready(p) > now()) {
       f.phase = Phase::kGrace;
@@ -395,7 +395,7 @@ void DecoupledDilocoSyncer::record(const RoundRecord& in) {
   }
   rec.contributors = static_cast<uint32_t>(merged_.size());
   rec.mean_staleness = merged_.empty() ? 0.0 : double(staleness_sum) / double(merged_.size());
-  sync_.add(rec.sync_time.seconds_f(), config_.ema_weight);
+  if (config_.grace) sync_.add(rec.sync_time.seconds_f(), config_.ema_weight);
   SyncerStats& st = stats_;
   ++st.rounds;
   st.quorum_sum += rec.quorum;

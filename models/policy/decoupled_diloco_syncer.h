@@ -199,7 +199,7 @@ class DecoupledDilocoSyncer {
     Phase phase = Phase::kQuorum;
     core::SimTime quorum_at;
     core::Duration grace;          // window of the round in grace
-    core::SimTime first_ready;     // first report of the round
+    core::SimTime first_ready;     // first report of the round (with a grace window)
     core::EventId event;
     core::SimTime event_time = kNever;
   };
@@ -316,7 +316,7 @@ class DecoupledDilocoSyncer {
   std::vector<Slot> slots_;
   int64_t clock_ = 0;
   std::vector<double> fragment_bytes_;  // per fragment (FragmentTransfer::bytes)
-  MovingAverage step_, to_quorum_, sync_;
+  MovingAverage step_, to_quorum_, sync_;  // fed only with a grace window
   SyncerStats stats_;
   std::function<void(const RoundRecord&)> observer_;
   std::function<void(uint32_t)> on_merged_, on_jumped_, on_rescheduled_;

@@ -75,8 +75,7 @@ bool DecoupledDilocoSyncer::fragment_repeats(const Fragment& a, const Fragment& 
                                              Duration dt) const {
   return b.round == a.round + 1 && a.phase == Phase::kQuorum && b.phase == Phase::kQuorum &&
          later_by(a.opened, b.opened, dt) && later_by(a.quorum_at, b.quorum_at, dt) &&
-         later_by(a.first_ready, b.first_ready, dt) && later_by(a.event_time, b.event_time, dt) &&
-         a.grace == b.grace;
+         later_by(a.event_time, b.event_time, dt);  // first_ready, grace: grace window only
 }
 
 // The slot of a learner that reported, merged and received once in the
@@ -246,7 +245,6 @@ void DecoupledDilocoSyncer::wake() {
     f.round += k;
     f.opened = f.opened + span;
     f.quorum_at = f.quorum_at + span;
-    if (f.first_ready != kNever) f.first_ready = f.first_ready + span;
     if (f.event_time != kNever) next[p] = f.event_time + span;
     f.event_time = kNever;
     for (uint32_t m = 0; m < learners_.size(); ++m) {
