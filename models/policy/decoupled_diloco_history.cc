@@ -28,13 +28,16 @@ void DecoupledDilocoHistory::record(core::SimTime now, const ElasticGroup& group
   segments_.push_back(seg);
 }
 
+// Most questions are about the newest segment: checked first.
 size_t DecoupledDilocoHistory::by_time(core::SimTime t) const {
+  if (!segments_.empty() && t >= segments_.back().start) return segments_.size() - 1;
   auto it = std::upper_bound(segments_.begin(), segments_.end(), t,
                              [](core::SimTime v, const Segment& s) { return v < s.start; });
   return it == segments_.begin() ? 0 : static_cast<size_t>(it - segments_.begin()) - 1;
 }
 
 size_t DecoupledDilocoHistory::by_step(uint64_t n) const {
+  if (!segments_.empty() && n >= segments_.back().steps) return segments_.size() - 1;
   auto it = std::upper_bound(segments_.begin(), segments_.end(), n,
                              [](uint64_t v, const Segment& s) { return v < s.steps; });
   return it == segments_.begin() ? 0 : static_cast<size_t>(it - segments_.begin()) - 1;

@@ -117,13 +117,6 @@ void DecoupledDilocoSyncer::schedule_at(uint32_t p, core::SimTime t) {
   if (on_rescheduled_) on_rescheduled_(p);
 }
 
-std::optional<core::SimTime> DecoupledDilocoSyncer::merge_time(uint32_t p, uint64_t n) const {
-  const Fragment& f = fragments_[p];
-  if (stopped_ || f.round != n || f.event_time == kNever) return std::nullopt;
-  if (f.phase == Phase::kQuorum && config_.grace) return std::nullopt;
-  return f.event_time;
-}
-
 void DecoupledDilocoSyncer::on_event(uint32_t p) {
   Fragment& f = fragments_[p];
   f.event_time = kNever;
@@ -440,16 +433,6 @@ void DecoupledDilocoSyncer::on_learner_down(uint32_t m) {
     std::vector<Sent>& sent = slot(p, m).sent;
     std::erase_if(sent, [this](const Sent& x) { return x.at > now(); });
   }
-}
-
-std::optional<core::SimTime> DecoupledDilocoSyncer::delivery(uint32_t p, uint32_t m,
-                                                             uint64_t n) const {
-  if (n >= fragments_[p].round) return std::nullopt;
-  core::SimTime first = kNever;
-  for (const Sent& x : slot(p, m).sent) {
-    if (x.round >= n) first = std::min(first, x.at);
-  }
-  return first == kNever ? core::SimTime::zero() : first;
 }
 
 void DecoupledDilocoSyncer::on_rejoin(uint32_t m, std::optional<uint32_t> peer) {

@@ -54,6 +54,7 @@
 // grace window (its moving averages do not repeat).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -336,5 +337,24 @@ class DecoupledDilocoSyncer {
   Snapshot last_, current_;
   Sleep sleep_;
 };
+
+// Asked by the gate for every learner at every round: inline.
+inline std::optional<core::SimTime> DecoupledDilocoSyncer::merge_time(uint32_t p,
+                                                                     uint64_t n) const {
+  const Fragment& f = fragments_[p];
+  if (stopped_ || f.round != n || f.event_time == kNever) return std::nullopt;
+  if (f.phase == Phase::kQuorum && config_.grace) return std::nullopt;
+  return f.event_time;
+}
+
+inline std::optional<core::SimTime> DecoupledDilocoSyncer::delivery(uint32_t p, uint32_t m,
+                                                                   uint64_t n) const {
+  if (n >= fragments_[p].round) return std::nullopt;
+  core::SimTime first = kNever;
+  for (const Sent& x : slot(p, m).sent) {
+    if (x.round >= n) first = std::min(first, x.at);
+  }
+  return first == kNever ? core::SimTime::zero() : first;
+}
 
 }  // namespace goodsim::models::policy
