@@ -59,7 +59,7 @@ void DecoupledDiloco::start(RunContext& ctx) {
                      static_cast<uint32_t>(config_.inner_steps), config_.fragments});
   }
   if (config_.fast_forward) {
-    syncer_->enable_fast_forward([this] { return gate_->held() > 0; },
+    syncer_->enable_fast_forward([this] { return gate_->any_held(); },
                                  [this] {
                                    for (uint32_t m = 0; m < config_.learners; ++m) gate_->update(m);
                                  });

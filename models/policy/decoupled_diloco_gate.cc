@@ -37,9 +37,7 @@ void DecoupledDilocoGate::on_merged(uint32_t p) {
   if (stopped_) return;
   for (uint32_t m = 0; m < gates_.size(); ++m) {
     Gate& g = gates_[m];
-    if (g.fragment == kNone) {
-      update(m);
-    } else if (g.fragment == p && g.held) {
+    if (g.fragment == kNone || (g.fragment == p && g.held)) {
       update(m);
     } else if (g.fragment == p) {
       // The sync points before this one came in time, and still do: later
@@ -57,17 +55,20 @@ void DecoupledDilocoGate::on_rescheduled(uint32_t p) {
   for (uint32_t m = 0; m < gates_.size(); ++m) {
     const Gate& g = gates_[m];
     // A merged round is re-predicted by on_merged().
-    if (g.fragment != p || g.held || g.armed || g.round < syncer_.open_round(p)) continue;
+    if (g.fragment != p || g.held || g.event.valid() || g.round < syncer_.open_round(p)) continue;
     const auto at = syncer_.merge_time(p, g.round);
     if (!at || *at >= g.reach) schedule(m, g.reach);
   }
+}
+
+bool DecoupledDilocoGate::any_held() const {
+  return std::any_of(gates_.begin(), gates_.end(), [](const Gate& g) { return g.held; });
 }
 
 void DecoupledDilocoGate::disarm(uint32_t m) {
   Gate& g = gates_[m];
   if (g.event.valid()) ctx_.sim.cancel(g.event);
   g.event = {};
-  g.armed = false;
 }
 
 void DecoupledDilocoGate::stop() {
@@ -131,13 +132,11 @@ void DecoupledDilocoGate::schedule(uint32_t m, core::SimTime t) {
   Gate& g = gates_[m];
   ctx_.sim.cancel(g.event);
   g.event = ctx_.sim.schedule_at(t, core::kBandPolicy, handler_, m);
-  g.armed = true;
 }
 
 void DecoupledDilocoGate::on_event(uint32_t m) {
   Gate& g = gates_[m];
   g.event = {};
-  g.armed = false;
   if (stopped_) return;
   if (g.held) return release(m);
   DecoupledDilocoLearner& l = *learners_[m];
@@ -152,7 +151,6 @@ void DecoupledDilocoGate::on_event(uint32_t m) {
 void DecoupledDilocoGate::hold(uint32_t m) {
   Gate& g = gates_[m];
   g.held = true;
-  ++held_;
   g.held_since = now();
   ++stalls_;
   learners_[m]->group().hold();  // the listener calls update(): the release, once merged
@@ -172,7 +170,6 @@ void DecoupledDilocoGate::release(uint32_t m) {
 void DecoupledDilocoGate::end_stall(uint32_t m) {
   Gate& g = gates_[m];
   g.held = false;
-  --held_;
   const core::Duration wait = now() - g.held_since;
   stall_time_ += wait;
   ctx_.log("learner_stall", [&] {

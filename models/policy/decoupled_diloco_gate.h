@@ -56,8 +56,8 @@ class DecoupledDilocoGate {
   // Cancels every event (the run reached its target).
   void stop();
 
-  // Learners held now.
-  uint32_t held() const { return held_; }
+  // Some learner is held now.
+  bool any_held() const;
   // Holds so far, and the time of those that ended.
   uint64_t stalls() const { return stalls_; }
   core::Duration stall_time() const { return stall_time_; }
@@ -70,10 +70,9 @@ class DecoupledDilocoGate {
     int64_t report = 0;         // schedule step of the report
     uint64_t own = 0;           // own step of the sync point
     core::SimTime reach;        // when the learner gets there
-    bool armed = false;         // the hold event is scheduled
     bool held = false;
     core::SimTime held_since;
-    core::EventId event;
+    core::EventId event;        // valid while the hold (or release) is scheduled
   };
 
   // Walks learner m's sync points from report step `from` on (all from its
@@ -97,7 +96,6 @@ class DecoupledDilocoGate {
   std::vector<Gate> gates_;
   std::vector<uint32_t> waiting_;  // per fragment: gates whose sync point is of it
   uint64_t stalls_ = 0;
-  uint32_t held_ = 0;
   core::Duration stall_time_;
   bool stopped_ = false;
 };
