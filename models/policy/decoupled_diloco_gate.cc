@@ -24,8 +24,8 @@ void DecoupledDilocoGate::update(uint32_t m) {
   if (g.held) {
     const DecoupledDilocoLearner& l = *learners_[m];
     if (l.live() && l.group().mode() == ElasticGroup::Mode::kHeld) {
-      const auto d = syncer_.delivery(g.fragment, m, g.round);
-      if (d) schedule(m, std::max(*d, now()));
+      const core::SimTime d = syncer_.delivery(g.fragment, m, g.round);
+      if (d != kUnknown) schedule(m, std::max(d, now()));
       return;
     }
     end_stall(m);
@@ -44,8 +44,8 @@ void DecoupledDilocoGate::on_merged(uint32_t p) {
       // broadcasts only add arrivals. Nothing changed the learner since the
       // prediction, so this point is still reached at g.reach.
       disarm(m);
-      const auto d = syncer_.delivery(p, m, g.round);
-      predict(m, d && *d <= g.reach ? g.report + 1 : g.report);
+      const core::SimTime d = syncer_.delivery(p, m, g.round);
+      predict(m, d != kUnknown && d <= g.reach ? g.report + 1 : g.report);
     }
   }
 }
@@ -56,8 +56,8 @@ void DecoupledDilocoGate::on_rescheduled(uint32_t p) {
     const Gate& g = gates_[m];
     // A merged round is re-predicted by on_merged().
     if (g.fragment != p || g.held || g.event.valid() || g.round < syncer_.open_round(p)) continue;
-    const auto at = syncer_.merge_time(p, g.round);
-    if (!at || *at >= g.reach) schedule(m, g.reach);
+    const core::SimTime at = syncer_.merge_time(p, g.round);
+    if (at == kUnknown || at >= g.reach) schedule(m, g.reach);
   }
 }
 
@@ -86,32 +86,34 @@ void DecoupledDilocoGate::predict(uint32_t m, std::optional<int64_t> from) {
   const DecoupledDilocoLearner& l = *learners_[m];
   if (!config_.transfer.wait() || !l.running() || !syncer_.reachable(l)) return;
   const auto tau = static_cast<int64_t>(config_.overlap_steps);
-  const auto h = static_cast<int64_t>(config_.inner_steps);
   int64_t c = std::max(l.sched_now() - tau, from.value_or(INT64_MIN));
   for (uint64_t i = 0; i <= config_.fragments + config_.overlap_steps; ++i, ++c) {
     uint32_t p = 0;
-    c = report_at_or_after(c, p);
+    uint64_t round = 0;
+    c = report_at_or_after(c, p, round);
     const uint64_t own = l.own_of(c + tau);
     const core::SimTime reach = std::max(now(), l.time_of_own(own).value_or(now()));
-    const auto round = static_cast<uint64_t>((c - static_cast<int64_t>(config_.offset(p))) / h);
-    const auto d = syncer_.delivery(p, m, round);
-    if (d && *d <= reach) continue;
+    const core::SimTime d = syncer_.delivery(p, m, round);
+    if (d != kUnknown && d <= reach) continue;
     g.fragment = p;
     ++waiting_[p];
     g.round = round;
     g.report = c;
     g.own = own;
     g.reach = reach;
-    const auto merged = d ? std::nullopt : syncer_.merge_time(p, round);
-    if (!merged || *merged >= reach) schedule(m, reach);
-    return;
+    if (d == kUnknown) {  // not merged yet: no event while the merge comes first
+      const core::SimTime merged = syncer_.merge_time(p, round);
+      if (merged != kUnknown && merged < reach) return;
+    }
+    return schedule(m, reach);
   }
 }
 
-int64_t DecoupledDilocoGate::report_at_or_after(int64_t s, uint32_t& p) const {
+int64_t DecoupledDilocoGate::report_at_or_after(int64_t s, uint32_t& p, uint64_t& round) const {
   const auto h = static_cast<int64_t>(config_.inner_steps);
   s = std::max<int64_t>(s, 1);  // no report at step 0
-  const int64_t r = s % h;
+  const int64_t q = s / h;
+  const int64_t r = s - q * h;
   // t_p = floor(p H / P) >= r exactly when p >= r P / H (r < H: 64 bits
   // hold r P + H when H < 2^32, the usual case; 128 otherwise).
   __extension__ using Wide = unsigned __int128;
@@ -122,9 +124,11 @@ int64_t DecoupledDilocoGate::report_at_or_after(int64_t s, uint32_t& p) const {
                        : static_cast<uint64_t>((static_cast<Wide>(ur) * config_.fragments + uh - 1) / uh);
   if (first < config_.fragments) {
     p = static_cast<uint32_t>(first);
-    return s - r + static_cast<int64_t>(config_.offset(p));
+    round = static_cast<uint64_t>(q);
+    return s - r + static_cast<int64_t>(syncer_.offset(p));
   }
   p = 0;  // t_0 = 0, in the next period
+  round = static_cast<uint64_t>(q) + 1;
   return s - r + h;
 }
 
@@ -143,8 +147,8 @@ void DecoupledDilocoGate::on_event(uint32_t m) {
   if (g.fragment == kNone || !l.running()) return;
   // The clock must have credited the step, or the hold would lose it.
   if (l.group().steps(now()) < g.own) return schedule(m, now() + core::Duration::nanos(1));
-  const auto d = syncer_.delivery(g.fragment, m, g.round);
-  if (d && *d <= now()) return predict(m);
+  const core::SimTime d = syncer_.delivery(g.fragment, m, g.round);
+  if (d != kUnknown && d <= now()) return predict(m);
   hold(m);
 }
 
@@ -158,9 +162,9 @@ void DecoupledDilocoGate::hold(uint32_t m) {
 
 void DecoupledDilocoGate::release(uint32_t m) {
   const Gate& g = gates_[m];
-  const auto d = syncer_.delivery(g.fragment, m, g.round);
+  const core::SimTime d = syncer_.delivery(g.fragment, m, g.round);
   const DecoupledDilocoLearner& l = *learners_[m];
-  if (!d || *d > now() || !l.live() || l.group().mode() != ElasticGroup::Mode::kHeld) {
+  if (d == kUnknown || d > now() || !l.live() || l.group().mode() != ElasticGroup::Mode::kHeld) {
     return update(m);
   }
   end_stall(m);

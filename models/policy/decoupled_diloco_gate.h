@@ -64,6 +64,7 @@ class DecoupledDilocoGate {
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr core::SimTime kUnknown = DecoupledDilocoSyncer::kUnknown;
   struct Gate {
     uint32_t fragment = kNone;  // of the predicted or held sync point
     uint64_t round = 0;
@@ -78,8 +79,8 @@ class DecoupledDilocoGate {
   // Walks learner m's sync points from report step `from` on (all from its
   // schedule step if nullopt).
   void predict(uint32_t m, std::optional<int64_t> from = std::nullopt);
-  // The first report step >= s of any fragment, and that fragment.
-  int64_t report_at_or_after(int64_t s, uint32_t& p) const;
+  // The first report step >= s of any fragment, and that fragment and round.
+  int64_t report_at_or_after(int64_t s, uint32_t& p, uint64_t& round) const;
   void schedule(uint32_t m, core::SimTime t);
   void disarm(uint32_t m);
   void on_event(uint32_t m);

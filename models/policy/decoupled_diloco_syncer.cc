@@ -19,6 +19,7 @@ DecoupledDilocoSyncer::DecoupledDilocoSyncer(RunContext& ctx, const DecoupledDil
     on_event(static_cast<uint32_t>(e.a));
   });
   trace_track_ = ctx.trace_track("syncer");
+  for (uint32_t p = 0; p < config.fragments; ++p) offsets_.push_back(config.offset(p));
 }
 
 bool DecoupledDilocoSyncer::reachable(const DecoupledDilocoLearner& l) const {
@@ -34,7 +35,7 @@ void DecoupledDilocoSyncer::start() {
   stats_.learner_staleness_sum.assign(learners_.size(), 0);
   merged_.reserve(learners_.size());
   for (uint32_t p = 0; p < config_.fragments; ++p) {
-    fragments_[p].round = config_.offset(p) == 0 ? 1 : 0;  // no report at step 0
+    fragments_[p].round = offset(p) == 0 ? 1 : 0;  // no report at step 0
     fragments_[p].opened = now();
     for (uint32_t m = 0; m < learners_.size(); ++m) update_ready(p, m);
     reschedule(p);
@@ -47,7 +48,7 @@ void DecoupledDilocoSyncer::update_ready(uint32_t p, uint32_t m) {
   const DecoupledDilocoLearner& l = *learners_[m];
   Slot& s = slot(p, m);
   const Fragment& f = fragments_[p];
-  const int64_t c = std::max(next_report(s.consumed, config_.offset(p), config_.inner_steps),
+  const int64_t c = std::max(next_report(s.consumed, offset(p), config_.inner_steps),
                              round_step(p, f.round));
   const uint64_t own = l.own_of(c);
   if (!reachable(l)) {
@@ -181,11 +182,11 @@ core::Duration DecoupledDilocoSyncer::grace_window() const {
 uint64_t DecoupledDilocoSyncer::application_point(uint32_t p, uint32_t m,
                                                   const Arrival& a) const {
   const DecoupledDilocoLearner& l = *learners_[m];
-  if (!a.own) a.own = l.history().steps_at(a.at);
+  if (a.own == Arrival::kUnknown) a.own = l.history().steps_at(a.at);
   const auto tau = static_cast<int64_t>(config_.overlap_steps);
-  const int64_t sched = l.sched_of(*a.own);
-  const int64_t report = next_report(sched - tau - 1, config_.offset(p), config_.inner_steps);
-  return std::max(*a.own, l.own_of(report + tau));
+  const int64_t sched = l.sched_of(a.own);
+  const int64_t report = next_report(sched - tau - 1, offset(p), config_.inner_steps);
+  return std::max(a.own, l.own_of(report + tau));
 }
 
 DecoupledDilocoSyncer::Base DecoupledDilocoSyncer::current_base(uint32_t p, uint32_t m) const {
@@ -201,18 +202,18 @@ DecoupledDilocoSyncer::Base DecoupledDilocoSyncer::current_base(uint32_t p, uint
   return b;
 }
 
-// The progress of learner m on fragment p not merged yet. Its reports since
-// the last merged one are cumulative from the base, except that a merged
-// fragment applied between two of them starts a new base: the report before
-// each application carries its own piece (it was at the syncer already).
-std::optional<DecoupledDilocoSyncer::Contribution> DecoupledDilocoSyncer::contribution(
-    uint32_t p, uint32_t m) {
+// Appends to merged_ the progress of learner m on fragment p not merged yet,
+// if any. Its reports since the last merged one are cumulative from the base,
+// except that a merged fragment applied between two of them starts a new
+// base: the report before each application carries its own piece (it was at
+// the syncer already).
+void DecoupledDilocoSyncer::contribute(uint32_t p, uint32_t m) {
   const DecoupledDilocoLearner& l = *learners_[m];
   Slot& s = slot(p, m);
-  const uint64_t t = config_.offset(p), h = config_.inner_steps;
+  const uint64_t t = offset(p), h = config_.inner_steps;
   const int64_t last = latest_report(l.sched_now(), t, h);
-  if (last == 0 || last <= s.consumed || !reachable(l)) return std::nullopt;
-  Contribution k;
+  if (last == 0 || last <= s.consumed || !reachable(l)) return;
+  Contribution& k = merged_.emplace_back();
   k.learner = m;
   k.in_quorum = last >= round_step(p, fragments_[p].round);
   size_t applied = 0;
@@ -231,8 +232,7 @@ std::optional<DecoupledDilocoSyncer::Contribution> DecoupledDilocoSyncer::contri
   }
   s.arrivals.erase(s.arrivals.begin(), s.arrivals.begin() + static_cast<std::ptrdiff_t>(applied));
   add_piece(k, s, l, last);
-  if (k.pieces == 0) return std::nullopt;
-  return k;
+  if (k.pieces == 0) merged_.pop_back();
 }
 
 // Adds the progress from the base to report c, and marks c merged. A step
@@ -259,9 +259,7 @@ void DecoupledDilocoSyncer::add_piece(Contribution& k, Slot& s, const DecoupledD
 void DecoupledDilocoSyncer::merge(uint32_t p) {
   Fragment& f = fragments_[p];
   merged_.clear();
-  for (uint32_t m = 0; m < learners_.size(); ++m) {
-    if (auto k = contribution(p, m)) merged_.push_back(*k);
-  }
+  for (uint32_t m = 0; m < learners_.size(); ++m) contribute(p, m);
   RoundRecord rec;
   rec.time = now();
   rec.fragment = p;
@@ -329,16 +327,17 @@ void DecoupledDilocoSyncer::broadcast(uint32_t p, RoundRecord& rec) {
     if (!times_[i]) continue;  // partitioned: it keeps its copy
     const uint32_t m = receivers_[i];
     slowest = std::max(slowest, *times_[i]);
-    std::vector<Arrival>& arrivals = slot(p, m).arrivals;
-    // Older fragments still waiting are superseded once this one applies.
-    if (arrivals.size() >= kMaxArrivals) arrivals.erase(arrivals.begin());
-    const Arrival a{now() + pull + *times_[i], std::nullopt};
+    const core::SimTime at = now() + pull + *times_[i];
     std::vector<Sent>& sent = slot(p, m).sent;
     if (sent.size() >= kMaxArrivals) sent.erase(sent.begin());
-    sent.push_back({rec.round, a.at});
-    arrivals.insert(std::upper_bound(arrivals.begin(), arrivals.end(), a,
-                                     [](const Arrival& x, const Arrival& y) { return x.at < y.at; }),
-                    a);
+    sent.push_back({rec.round, at});
+    // Older fragments still waiting are superseded once this one applies.
+    std::vector<Arrival>& arrivals = slot(p, m).arrivals;
+    if (arrivals.size() >= kMaxArrivals) arrivals.erase(arrivals.begin());
+    arrivals.emplace_back().at = at;  // kept by arrival time: one that got there first stays first
+    for (size_t j = arrivals.size() - 1; j > 0 && arrivals[j - 1].at > at; --j) {
+      std::swap(arrivals[j - 1], arrivals[j]);
+    }
   }
   rec.sync_time = pull + slowest;
   record_lateness(p);
@@ -467,7 +466,8 @@ void DecoupledDilocoSyncer::trim(uint32_t m) {
   for (uint32_t p = 0; p < config_.fragments; ++p) {
     for (const Arrival& a : slot(p, m).arrivals) {
       if (a.at > now()) break;
-      const uint64_t from = std::min(application_point(p, m, a), *a.own);
+      const uint64_t point = application_point(p, m, a);  // also sets a.own
+      const uint64_t from = std::min(point, a.own);
       keep = std::min(keep, from > back ? from - back : 0);
     }
   }

@@ -157,16 +157,23 @@ class DecoupledDilocoSyncer {
   // Stops scheduling rounds (the run reached its target).
   void stop();
 
+  // Answer of delivery() and merge_time() for "not known yet" (a plain time,
+  // not an optional: both are asked for every learner at every round).
+  static constexpr core::SimTime kUnknown = core::SimTime::max();
   // With late_fragments "wait": when the merged fragment p of round n or a
-  // later round reaches learner m (the earliest such broadcast); nullopt while
-  // round n is not merged; SimTime::zero() when it was merged but not sent to
-  // m (it was down, rejoining, parked or partitioned: nothing to wait for).
-  std::optional<core::SimTime> delivery(uint32_t p, uint32_t m, uint64_t n) const;
-  // When round n of fragment p will be merged, as scheduled now: nullopt if
+  // later round reaches learner m (the earliest such broadcast); kUnknown
+  // while round n is not merged; SimTime::zero() when it was merged but not
+  // sent to m (it was down, rejoining, parked or partitioned: nothing to wait
+  // for).
+  core::SimTime delivery(uint32_t p, uint32_t m, uint64_t n) const;
+  // When round n of fragment p will be merged, as scheduled now: kUnknown if
   // that is not known (another round is open, a grace window may follow the
   // quorum, or the quorum cannot be reached yet). Moves only with a call of
   // the `rescheduled` listener.
-  std::optional<core::SimTime> merge_time(uint32_t p, uint64_t n) const;
+  core::SimTime merge_time(uint32_t p, uint64_t n) const;
+  // t_p: fragment p's reports are at schedule steps t_p + n H (the config's
+  // offset, tabled: asked for every learner at every round).
+  uint64_t offset(uint32_t p) const { return offsets_[p]; }
   // The round of fragment p waiting for its quorum or grace window.
   uint64_t open_round(uint32_t p) const { return fragments_[p].round; }
   // Called after each merge of fragment p, after a clock jump of learner m,
@@ -206,8 +213,9 @@ class DecoupledDilocoSyncer {
   };
   // A merged fragment on its way to (or waiting at) a learner.
   struct Arrival {
+    static constexpr uint64_t kUnknown = UINT64_MAX;
     core::SimTime at;
-    mutable std::optional<uint64_t> own;  // the learner's own step at `at`, once known
+    mutable uint64_t own = kUnknown;  // the learner's own step at `at`, once known
   };
   // The merged version a learner works from: own step it applied it at, and
   // the age inherited with it on a rejoin.
@@ -248,7 +256,7 @@ class DecoupledDilocoSyncer {
     return slots_[size_t{p} * learners_.size() + m];
   }
   int64_t round_step(uint32_t p, uint64_t n) const {
-    return static_cast<int64_t>(config_.offset(p) + n * config_.inner_steps);
+    return static_cast<int64_t>(offset(p) + n * config_.inner_steps);
   }
   void update_ready(uint32_t p, uint32_t m);
   // K, or with late_fragments "wait" min(K, learners able to report: those
@@ -262,7 +270,7 @@ class DecoupledDilocoSyncer {
   void on_quorum(uint32_t p);
   core::Duration grace_window() const;
   void merge(uint32_t p);
-  std::optional<Contribution> contribution(uint32_t p, uint32_t m);
+  void contribute(uint32_t p, uint32_t m);
   // Own step at which learner m applies a fragment p that reached it at a.at.
   uint64_t application_point(uint32_t p, uint32_t m, const Arrival& a) const;
   // The base of m for p now, counting arrivals applied by now.
@@ -313,6 +321,7 @@ class DecoupledDilocoSyncer {
   const DecoupledDilocoConfig& config_;
   Learners& learners_;
   core::HandlerId handler_ = 0;
+  std::vector<uint64_t> offsets_;  // t_p per fragment
   std::vector<Fragment> fragments_;
   std::vector<Slot> slots_;
   int64_t clock_ = 0;
@@ -339,17 +348,15 @@ class DecoupledDilocoSyncer {
 };
 
 // Asked by the gate for every learner at every round: inline.
-inline std::optional<core::SimTime> DecoupledDilocoSyncer::merge_time(uint32_t p,
-                                                                     uint64_t n) const {
+inline core::SimTime DecoupledDilocoSyncer::merge_time(uint32_t p, uint64_t n) const {
   const Fragment& f = fragments_[p];
-  if (stopped_ || f.round != n || f.event_time == kNever) return std::nullopt;
-  if (f.phase == Phase::kQuorum && config_.grace) return std::nullopt;
-  return f.event_time;
+  if (stopped_ || f.round != n) return kUnknown;
+  if (f.phase == Phase::kQuorum && config_.grace) return kUnknown;
+  return f.event_time;  // kNever (== kUnknown) while the quorum cannot be reached
 }
 
-inline std::optional<core::SimTime> DecoupledDilocoSyncer::delivery(uint32_t p, uint32_t m,
-                                                                   uint64_t n) const {
-  if (n >= fragments_[p].round) return std::nullopt;
+inline core::SimTime DecoupledDilocoSyncer::delivery(uint32_t p, uint32_t m, uint64_t n) const {
+  if (n >= fragments_[p].round) return kUnknown;
   core::SimTime first = kNever;
   for (const Sent& x : slot(p, m).sent) {
     if (x.round >= n) first = std::min(first, x.at);

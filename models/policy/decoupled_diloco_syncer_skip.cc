@@ -223,7 +223,7 @@ void DecoupledDilocoSyncer::shift_slot(Slot& s, const DecoupledDilocoLearner& l,
   if (s.ready != kNever) s.ready = s.ready + span;
   for (Arrival& a : s.arrivals) {
     a.at = a.at + span;
-    a.own.reset();  // recomputed when asked, from the learner's history
+    a.own = Arrival::kUnknown;  // recomputed when asked, from the learner's history
   }
   for (Sent& x : s.sent) {
     x.round += k;

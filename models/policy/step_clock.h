@@ -8,7 +8,6 @@
 // flight finishes at the new pace).
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 #include <optional>
 
@@ -55,6 +54,17 @@ class StepClock {
   double carry_ = 0;       // fraction of a step done before since_
 };
 
+// floor(x) and ceil(x) as integers, exact for the values a clock produces
+// (0 <= x below 2^63 for floor, |x| below 2^63 for ceil), without the
+// library's rounding and unsigned conversion sequences.
+inline uint64_t floor_to_steps(double x) {
+  return x < 0x1p63 ? static_cast<uint64_t>(static_cast<int64_t>(x)) : static_cast<uint64_t>(x);
+}
+inline int64_t ceil_to_int(double x) {
+  const auto t = static_cast<int64_t>(x);  // toward zero
+  return static_cast<double>(t) < x ? t + 1 : t;
+}
+
 // Asked for every learner at every round: inline.
 inline double StepClock::progress(core::SimTime now) const {
   return carry_ + static_cast<double>((now - since_).ns()) / static_cast<double>(step_.ns());
@@ -62,16 +72,17 @@ inline double StepClock::progress(core::SimTime now) const {
 
 inline uint64_t StepClock::steps(core::SimTime now) const {
   if (!running_) return credited_;
-  return credited_ + static_cast<uint64_t>(std::floor(progress(now)));
+  return credited_ + floor_to_steps(progress(now));  // progress >= 0
 }
 
 inline std::optional<core::SimTime> StepClock::time_of_pending_step(uint64_t n) const {
   if (!running_) return std::nullopt;
   const double remaining = static_cast<double>(n - credited_) - carry_;
-  const double ns = std::ceil(remaining * static_cast<double>(step_.ns()));
-  // A stalled group (a step of years) may never get there: saturate.
+  const double ns = remaining * static_cast<double>(step_.ns());
+  // A stalled group (a step of years) may never get there: saturate. (Above
+  // 2^53 every double is whole: ceil(ns) >= 9.2e18 exactly when ns is.)
   if (ns >= 9.2e18) return core::SimTime::max();
-  return since_ + core::Duration::nanos(static_cast<int64_t>(ns));
+  return since_ + core::Duration::nanos(ceil_to_int(ns));
 }
 
 }  // namespace goodsim::models::policy

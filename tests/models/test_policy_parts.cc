@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <random>
+#include <vector>
 
 #include "models/policy/checkpoint_config.h"
 #include "models/policy/comm_model.h"
@@ -26,6 +28,28 @@ TEST_CASE("step clock carries the step in flight across pace changes", "[models]
   c.rollback_to(1);
   CHECK(c.steps(at(100)) == 1);
   CHECK_FALSE(c.time_of_step(at(100), 5).has_value());  // not running
+}
+
+TEST_CASE("the step clock's integer rounding equals std::floor and std::ceil", "[models][parts]") {
+  // Edges: whole numbers, a hair either side, the ends of exact integers in a
+  // double, and values past the 64-bit range (floor only: counts are >= 0).
+  std::vector<double> xs = {0.0, -0.0, 0.5, 1.0, 1.0 - 0x1p-53, 1.0 + 0x1p-52, 0x1p52 - 0.5,
+                            0x1p52, 0x1p53, 0x1p53 + 2, 0x1p62, 0x1p63 - 1024};
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> mantissa(0, 1);
+  std::uniform_int_distribution<int> exponent(-20, 62);
+  for (int i = 0; i < 100000; ++i) xs.push_back(std::ldexp(mantissa(rng), exponent(rng)));
+  size_t wrong = 0;
+  for (const double x : xs) {
+    const bool ok = floor_to_steps(x) == static_cast<uint64_t>(std::floor(x)) &&
+                    ceil_to_int(x) == static_cast<int64_t>(std::ceil(x)) &&
+                    ceil_to_int(-x) == static_cast<int64_t>(std::ceil(-x));
+    if (!ok && wrong++ == 0) FAIL_CHECK("first wrong value " << x);
+  }
+  CHECK(wrong == 0);
+  for (const double x : {0x1p63, 0x1p63 + 4096, 1.8e19}) {
+    CHECK(floor_to_steps(x) == static_cast<uint64_t>(std::floor(x)));
+  }
 }
 
 TEST_CASE("ring all-reduce and WAN transfers follow the formulas", "[models][parts]") {
