@@ -6,7 +6,6 @@
 
 namespace goodsim::models::policy {
 
-
 void DecoupledDilocoHistory::record(core::SimTime now, const ElasticGroup& group) {
   Segment seg;
   seg.start = now;
@@ -28,36 +27,6 @@ void DecoupledDilocoHistory::record(core::SimTime now, const ElasticGroup& group
   segments_.push_back(seg);
 }
 
-// Most questions are about the newest segment: checked first.
-size_t DecoupledDilocoHistory::by_time(core::SimTime t) const {
-  if (!segments_.empty() && t >= segments_.back().start) return segments_.size() - 1;
-  auto it = std::upper_bound(segments_.begin(), segments_.end(), t,
-                             [](core::SimTime v, const Segment& s) { return v < s.start; });
-  return it == segments_.begin() ? 0 : static_cast<size_t>(it - segments_.begin()) - 1;
-}
-
-size_t DecoupledDilocoHistory::by_step(uint64_t n) const {
-  if (!segments_.empty() && n >= segments_.back().steps) return segments_.size() - 1;
-  auto it = std::upper_bound(segments_.begin(), segments_.end(), n,
-                             [](uint64_t v, const Segment& s) { return v < s.steps; });
-  return it == segments_.begin() ? 0 : static_cast<size_t>(it - segments_.begin()) - 1;
-}
-
-uint64_t DecoupledDilocoHistory::steps_at(core::SimTime t) const {
-  GOODSIM_CHECK(!segments_.empty());
-  const Segment& s = segments_[by_time(t)];
-  if (s.rate == 0 || t < s.start) return s.steps;
-  // Plain rounding suffices here: arrivals are not event times.
-  return std::max(s.steps, s.clock.steps(t));
-}
-
-double DecoupledDilocoHistory::tokens_at_step(uint64_t n) const {
-  GOODSIM_CHECK(!segments_.empty());
-  const Segment& s = segments_[by_step(n)];
-  if (n < s.steps) return s.tokens;
-  return s.tokens + static_cast<double>(n - s.steps) * s.rate;
-}
-
 // Step n completed in the last segment that began with fewer steps; what the
 // segment charged up to then, capped by the start of the next segment (a stop
 // there booked the step in flight as lost, so a step that rounding counts as
@@ -75,13 +44,6 @@ ChipNanos DecoupledDilocoHistory::kept_at_step(uint64_t n, ChipNanos kept_now) c
     }
   }
   return std::min({kept, cap, kept_now});
-}
-
-std::optional<core::SimTime> DecoupledDilocoHistory::time_of_step(uint64_t n) const {
-  if (segments_.empty() || n == 0) return std::nullopt;
-  const Segment& s = segments_[by_step(n - 1)];
-  if (s.rate == 0 || s.steps >= n) return std::nullopt;
-  return s.clock.time_of_step(s.start, n);
 }
 
 void DecoupledDilocoHistory::trim(uint64_t keep_step, core::SimTime keep_time) {

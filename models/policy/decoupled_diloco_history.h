@@ -21,12 +21,14 @@
 // done, so the counts agree with the times the syncer scheduled its events at.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "models/policy/elastic_group.h"
 #include "models/policy/step_clock.h"
+#include "sim/core/check.h"
 
 namespace goodsim::models::policy {
 
@@ -90,5 +92,43 @@ class DecoupledDilocoHistory {
   double tokens_per_slice_step_;
   std::vector<Segment> segments_;
 };
+
+// Asked for every learner at every round: inline. Most questions are about
+// the newest segment: checked first.
+inline size_t DecoupledDilocoHistory::by_time(core::SimTime t) const {
+  if (!segments_.empty() && t >= segments_.back().start) return segments_.size() - 1;
+  auto it = std::upper_bound(segments_.begin(), segments_.end(), t,
+                             [](core::SimTime v, const Segment& s) { return v < s.start; });
+  return it == segments_.begin() ? 0 : static_cast<size_t>(it - segments_.begin()) - 1;
+}
+
+inline size_t DecoupledDilocoHistory::by_step(uint64_t n) const {
+  if (!segments_.empty() && n >= segments_.back().steps) return segments_.size() - 1;
+  auto it = std::upper_bound(segments_.begin(), segments_.end(), n,
+                             [](uint64_t v, const Segment& s) { return v < s.steps; });
+  return it == segments_.begin() ? 0 : static_cast<size_t>(it - segments_.begin()) - 1;
+}
+
+inline uint64_t DecoupledDilocoHistory::steps_at(core::SimTime t) const {
+  GOODSIM_CHECK(!segments_.empty());
+  const Segment& s = segments_[by_time(t)];
+  if (s.rate == 0 || t < s.start) return s.steps;
+  // Plain rounding suffices here: arrivals are not event times.
+  return std::max(s.steps, s.clock.steps(t));
+}
+
+inline double DecoupledDilocoHistory::tokens_at_step(uint64_t n) const {
+  GOODSIM_CHECK(!segments_.empty());
+  const Segment& s = segments_[by_step(n)];
+  if (n < s.steps) return s.tokens;
+  return s.tokens + static_cast<double>(n - s.steps) * s.rate;
+}
+
+inline std::optional<core::SimTime> DecoupledDilocoHistory::time_of_step(uint64_t n) const {
+  if (segments_.empty() || n == 0) return std::nullopt;
+  const Segment& s = segments_[by_step(n - 1)];
+  if (s.rate == 0 || s.steps >= n) return std::nullopt;
+  return s.clock.time_of_step(s.start, n);
+}
 
 }  // namespace goodsim::models::policy

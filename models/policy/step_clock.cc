@@ -35,11 +35,6 @@ double StepClock::stop(core::SimTime now) {
   return p - whole;
 }
 
-std::optional<core::SimTime> StepClock::time_of_step(core::SimTime now, uint64_t n) const {
-  if (!running_ || n <= steps(now)) return std::nullopt;
-  return time_of_pending_step(n);
-}
-
 std::optional<core::SimTime> StepClock::last_step_time(core::SimTime now) const {
   if (!running_) return std::nullopt;
   const double whole = std::floor(progress(now));

@@ -85,4 +85,9 @@ inline std::optional<core::SimTime> StepClock::time_of_pending_step(uint64_t n) 
   return since_ + core::Duration::nanos(ceil_to_int(ns));
 }
 
+inline std::optional<core::SimTime> StepClock::time_of_step(core::SimTime now, uint64_t n) const {
+  if (!running_ || n <= steps(now)) return std::nullopt;
+  return time_of_pending_step(n);
+}
+
 }  // namespace goodsim::models::policy
