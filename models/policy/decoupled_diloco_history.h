@@ -128,7 +128,9 @@ inline std::optional<core::SimTime> DecoupledDilocoHistory::time_of_step(uint64_
   if (segments_.empty() || n == 0) return std::nullopt;
   const Segment& s = segments_[by_step(n - 1)];
   if (s.rate == 0 || s.steps >= n) return std::nullopt;
-  return s.clock.time_of_step(s.start, n);
+  // A segment runs (rate > 0) and starts with s.steps >= clock.steps(start)
+  // completed: n is pending at its start.
+  return s.clock.time_of_pending_step(n);
 }
 
 }  // namespace goodsim::models::policy

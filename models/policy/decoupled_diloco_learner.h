@@ -168,6 +168,8 @@ inline uint64_t DecoupledDilocoLearner::own_now() const {
 }
 
 inline int64_t DecoupledDilocoLearner::sched_of(uint64_t own) const {
+  const ClockSegment& newest = clock_.back();  // most questions are about it
+  if (own >= newest.own) return static_cast<int64_t>(own) + newest.offset;
   auto it = clock_.end();
   while (it != clock_.begin() && std::prev(it)->own > own) --it;
   const ClockSegment& seg = it == clock_.begin() ? clock_.front() : *std::prev(it);
@@ -175,6 +177,10 @@ inline int64_t DecoupledDilocoLearner::sched_of(uint64_t own) const {
 }
 
 inline uint64_t DecoupledDilocoLearner::own_of(int64_t c) const {
+  const ClockSegment& newest = clock_.back();  // most questions are about it
+  if (c >= static_cast<int64_t>(newest.own) + newest.offset) {
+    return static_cast<uint64_t>(std::max<int64_t>(0, c - newest.offset));
+  }
   for (size_t i = clock_.size(); i-- > 0;) {
     const ClockSegment& seg = clock_[i];
     if (i > 0 && c < static_cast<int64_t>(seg.own) + seg.offset) continue;

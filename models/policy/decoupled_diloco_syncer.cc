@@ -28,6 +28,10 @@ bool DecoupledDilocoSyncer::reachable(const DecoupledDilocoLearner& l) const {
 
 void DecoupledDilocoSyncer::start() {
   fragment_bytes_ = config_.transfer.bytes(ctx_.job, config_.fragments);
+  intra_time_.clear();
+  for (const double bytes : fragment_bytes_) {
+    intra_time_.push_back(core::Duration::from_seconds(bytes * 8.0 / ctx_.job.intra_site_bps));
+  }
   fragments_.assign(config_.fragments, Fragment{});
   slots_.assign(size_t{config_.fragments} * learners_.size(), Slot{});
   scratch_.reserve(learners_.size());
@@ -297,10 +301,9 @@ void DecoupledDilocoSyncer::feed_loss(uint32_t p) {
   }
 }
 
-void DecoupledDilocoSyncer::transfer_times(uint32_t p) {
-  times_.assign(flows_.size(),
-                core::Duration::from_seconds(fragment_bytes_[p] * 8.0 / ctx_.job.intra_site_bps));
-  if (ctx_.layout().sites() == 1 || flows_.empty()) return;
+void DecoupledDilocoSyncer::transfer_times(uint32_t p, size_t n) {
+  times_.assign(n, intra_time_[p]);
+  if (ctx_.layout().sites() == 1 || n == 0) return;
   const auto wan = concurrent_transfer_times(ctx_.network, flows_);
   for (size_t i = 0; i < flows_.size(); ++i) {
     if (flows_[i].from != flows_[i].to) times_[i] = wan[i];
@@ -308,11 +311,14 @@ void DecoupledDilocoSyncer::transfer_times(uint32_t p) {
 }
 
 void DecoupledDilocoSyncer::broadcast(uint32_t p, RoundRecord& rec) {
+  const bool wan = ctx_.layout().sites() > 1;  // else every flow runs at intra_site_bps
   flows_.clear();
-  for (const Contribution& k : merged_) {
-    flows_.push_back({learners_[k.learner]->site(), kSyncerSite, fragment_bytes_[p]});
+  if (wan) {
+    for (const Contribution& k : merged_) {
+      flows_.push_back({learners_[k.learner]->site(), kSyncerSite, fragment_bytes_[p]});
+    }
   }
-  transfer_times(p);
+  transfer_times(p, merged_.size());
   core::Duration pull = core::Duration::zero(), slowest = core::Duration::zero();
   for (const auto& t : times_) pull = std::max(pull, t.value_or(pull));
   flows_.clear();
@@ -320,9 +326,9 @@ void DecoupledDilocoSyncer::broadcast(uint32_t p, RoundRecord& rec) {
   for (uint32_t m = 0; m < learners_.size(); ++m) {
     if (!learners_[m]->live()) continue;
     receivers_.push_back(m);
-    flows_.push_back({kSyncerSite, learners_[m]->site(), fragment_bytes_[p]});
+    if (wan) flows_.push_back({kSyncerSite, learners_[m]->site(), fragment_bytes_[p]});
   }
-  transfer_times(p);
+  transfer_times(p, receivers_.size());
   for (size_t i = 0; i < receivers_.size(); ++i) {
     if (!times_[i]) continue;  // partitioned: it keeps its copy
     const uint32_t m = receivers_[i];

@@ -278,9 +278,10 @@ class DecoupledDilocoSyncer {
   void add_piece(Contribution& k, Slot& s, const DecoupledDilocoLearner& l, int64_t c);
   // Pull and broadcast: sets the arrivals, lateness and rec.sync_time.
   void broadcast(uint32_t p, RoundRecord& rec);
-  // Times of flows_ (of fragment p) started together, into times_: WAN flows
-  // share links; a flow inside a site runs at job.intra_site_bps.
-  void transfer_times(uint32_t p);
+  // Times of n flows of fragment p started together, into times_: WAN flows
+  // (flows_, built only with more than one site) share links; a flow inside
+  // a site runs at job.intra_site_bps.
+  void transfer_times(uint32_t p, size_t n);
   void record_lateness(uint32_t p);
   void feed_loss(uint32_t p);
   void observe_quorum(uint32_t p);
@@ -326,6 +327,7 @@ class DecoupledDilocoSyncer {
   std::vector<Slot> slots_;
   int64_t clock_ = 0;
   std::vector<double> fragment_bytes_;  // per fragment (FragmentTransfer::bytes)
+  std::vector<core::Duration> intra_time_;  // per fragment, inside a site
   MovingAverage step_, to_quorum_, sync_;  // fed only with a grace window
   SyncerStats stats_;
   std::function<void(const RoundRecord&)> observer_;
