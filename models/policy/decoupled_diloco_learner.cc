@@ -21,12 +21,10 @@ DecoupledDilocoLearner::DecoupledDilocoLearner(RunContext& ctx, uint32_t index,
                                             std::move(listener))),
       history_(tokens_per_slice_step) {}
 
-
-
-
 void DecoupledDilocoLearner::adopt_clock(int64_t sched) {
   const uint64_t own = own_now();
   clock_.assign(1, ClockSegment{own, sched - static_cast<int64_t>(own)});
+  ++clock_version_;
 }
 
 void DecoupledDilocoLearner::jump(int64_t steps) {
@@ -38,6 +36,7 @@ void DecoupledDilocoLearner::jump(int64_t steps) {
     clock_.push_back({own, offset});
   }
   if (clock_.size() > kClockSegments) clock_.erase(clock_.begin());
+  ++clock_version_;
 }
 
 void DecoupledDilocoLearner::report_loss_steps() {
@@ -50,6 +49,5 @@ void DecoupledDilocoLearner::report_loss_steps() {
   loss_steps_ = own;
   loss_tokens_ = tokens;
 }
-
 
 }  // namespace goodsim::models::policy

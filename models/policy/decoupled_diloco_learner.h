@@ -87,6 +87,9 @@ class DecoupledDilocoLearner {
   int64_t sched_of(uint64_t own) const;
   // Own step at which schedule step c was (or will be) reached; clamped to 0.
   uint64_t own_of(int64_t c) const;
+  // Changes with every adopt_clock() and jump(): answers of sched_of() and
+  // own_of() kept by callers hold while it is unchanged.
+  uint64_t clock_version() const { return clock_version_; }
   // Restarts the clock so that sched_now() == sched.
   void adopt_clock(int64_t sched);
   // Moves the clock forward by `steps` (> 0) now.
@@ -145,6 +148,7 @@ class DecoupledDilocoLearner {
   };
   static constexpr size_t kClockSegments = 8;  // kept; older reports are long merged
   std::vector<ClockSegment> clock_{ClockSegment{}};
+  uint64_t clock_version_ = 0;
   double lost_tokens_ = 0;
   ChipNanos lost_moved_ = 0;
   uint64_t sync_floor_ = 0;

@@ -5,12 +5,6 @@
 #include "models/loss_tracker.h"
 
 namespace goodsim::models::policy {
-namespace {
-
-constexpr cluster::SiteId kSyncerSite = 0;
-
-}  // namespace
-
 DecoupledDilocoSyncer::DecoupledDilocoSyncer(RunContext& ctx, const DecoupledDilocoConfig& config,
                                              Learners& learners)
     : ctx_(ctx), config_(config), learners_(learners) {
@@ -22,9 +16,6 @@ DecoupledDilocoSyncer::DecoupledDilocoSyncer(RunContext& ctx, const DecoupledDil
   for (uint32_t p = 0; p < config.fragments; ++p) offsets_.push_back(config.offset(p));
 }
 
-bool DecoupledDilocoSyncer::reachable(const DecoupledDilocoLearner& l) const {
-  return l.site() == kSyncerSite || ctx_.network.route(l.site(), kSyncerSite).reachable;
-}
 
 void DecoupledDilocoSyncer::start() {
   fragment_bytes_ = config_.transfer.bytes(ctx_.job, config_.fragments);
@@ -186,11 +177,14 @@ core::Duration DecoupledDilocoSyncer::grace_window() const {
 uint64_t DecoupledDilocoSyncer::application_point(uint32_t p, uint32_t m,
                                                   const Arrival& a) const {
   const DecoupledDilocoLearner& l = *learners_[m];
+  if (a.point_clock == l.clock_version()) return a.point;
   if (a.own == Arrival::kUnknown) a.own = l.history().steps_at(a.at);
   const auto tau = static_cast<int64_t>(config_.overlap_steps);
   const int64_t sched = l.sched_of(a.own);
   const int64_t report = next_report(sched - tau - 1, offset(p), config_.inner_steps);
-  return std::max(a.own, l.own_of(report + tau));
+  a.point = std::max(a.own, l.own_of(report + tau));
+  a.point_clock = l.clock_version();
+  return a.point;
 }
 
 DecoupledDilocoSyncer::Base DecoupledDilocoSyncer::current_base(uint32_t p, uint32_t m) const {
@@ -335,8 +329,12 @@ void DecoupledDilocoSyncer::broadcast(uint32_t p, RoundRecord& rec) {
     slowest = std::max(slowest, *times_[i]);
     const core::SimTime at = now() + pull + *times_[i];
     std::vector<Sent>& sent = slot(p, m).sent;
-    if (sent.size() >= kMaxArrivals) sent.erase(sent.begin());
-    sent.push_back({rec.round, at});
+    if (sent.size() < kMaxArrivals) {
+      sent.push_back({rec.round, at});
+    } else {  // drop the oldest: a fixed-size shift, no library call
+      for (size_t j = 1; j < kMaxArrivals; ++j) sent[j - 1] = sent[j];
+      sent[kMaxArrivals - 1] = {rec.round, at};
+    }
     // Older fragments still waiting are superseded once this one applies.
     std::vector<Arrival>& arrivals = slot(p, m).arrivals;
     if (arrivals.size() >= kMaxArrivals) arrivals.erase(arrivals.begin());

@@ -199,6 +199,7 @@ class DecoupledDilocoSyncer {
 
  private:
   static constexpr core::SimTime kNever = core::SimTime::max();
+  static constexpr cluster::SiteId kSyncerSite = 0;
   static constexpr size_t kMaxArrivals = 4;  // per learner and fragment
   enum class Phase : uint8_t { kQuorum, kGrace };
   struct Fragment {
@@ -216,6 +217,9 @@ class DecoupledDilocoSyncer {
     static constexpr uint64_t kUnknown = UINT64_MAX;
     core::SimTime at;
     mutable uint64_t own = kUnknown;  // the learner's own step at `at`, once known
+    // application_point(), once known, and the learner's clock_version() then.
+    mutable uint64_t point = 0;
+    mutable uint64_t point_clock = kUnknown;
   };
   // The merged version a learner works from: own step it applied it at, and
   // the age inherited with it on a rejoin.
@@ -349,7 +353,11 @@ class DecoupledDilocoSyncer {
   Sleep sleep_;
 };
 
-// Asked by the gate for every learner at every round: inline.
+// Asked for every learner at every round: inline.
+inline bool DecoupledDilocoSyncer::reachable(const DecoupledDilocoLearner& l) const {
+  return l.site() == kSyncerSite || ctx_.network.route(l.site(), kSyncerSite).reachable;
+}
+
 inline core::SimTime DecoupledDilocoSyncer::merge_time(uint32_t p, uint64_t n) const {
   const Fragment& f = fragments_[p];
   if (stopped_ || f.round != n) return kUnknown;

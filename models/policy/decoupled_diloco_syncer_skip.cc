@@ -224,6 +224,7 @@ void DecoupledDilocoSyncer::shift_slot(Slot& s, const DecoupledDilocoLearner& l,
   for (Arrival& a : s.arrivals) {
     a.at = a.at + span;
     a.own = Arrival::kUnknown;  // recomputed when asked, from the learner's history
+    a.point_clock = Arrival::kUnknown;
   }
   for (Sent& x : s.sent) {
     x.round += k;
