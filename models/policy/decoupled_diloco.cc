@@ -36,6 +36,7 @@ void DecoupledDiloco::create_learners() {
 void DecoupledDiloco::start(RunContext& ctx) {
   ctx_ = &ctx;
   ledger_ = ChipTimeLedger(ctx.layout().chips());
+  count_spares();
   create_learners();
   syncer_ = std::make_unique<DecoupledDilocoSyncer>(ctx, config_, learners_);
   h_window_ = ctx.sim.add_handler(ctx.policy_name + ".window", [this](const core::Event& e) {
@@ -94,6 +95,7 @@ void DecoupledDiloco::schedule_windows() {
 }
 
 void DecoupledDiloco::on_cluster_change(const cluster::ClusterChange& change) {
+  count_spares();  // before the groups' listeners refresh the split
   if (!done_) {
     for (auto& l : learners_) l->group().on_cluster_change(change);
   }
@@ -302,7 +304,7 @@ double DecoupledDiloco::kept_tokens() const {
 }
 
 void DecoupledDiloco::refresh_split() {
-  ChipTimeLedger::Split split{};
+  ChipTimeLedger::Split split = spares_;
   auto at = [&split](Category c) -> uint64_t& { return split[static_cast<size_t>(c)]; };
   for (const auto& l : learners_) {
     const ElasticGroup& g = l->group();
@@ -313,13 +315,17 @@ void DecoupledDiloco::refresh_split() {
       g.add_split(split);
     }
   }
+  ledger_.set_split(now(), split);
+}
+
+void DecoupledDiloco::count_spares() {
+  spares_ = {};
   const cluster::Layout& lay = ctx_->layout();
   for (cluster::SliceId s = lay.slices() - lay.spare_slices(); s < lay.slices(); ++s) {
     const uint64_t down = ctx_->cluster.slice_down_chips(s);
-    at(Category::kDown) += chip_units(down);
-    at(Category::kIdle) += chip_units(lay.chips_per_slice() - down);
+    spares_[static_cast<size_t>(Category::kDown)] += chip_units(down);
+    spares_[static_cast<size_t>(Category::kIdle)] += chip_units(lay.chips_per_slice() - down);
   }
-  ledger_.set_split(now(), split);
 }
 
 // One event at the predicted time the kept tokens reach the target, at the

@@ -106,7 +106,10 @@ class DecoupledDiloco : public PolicyBase {
   void unpark(uint32_t m);
   bool any_running() const;
   double kept_tokens() const;
+  // The ledger's split now: the learners' chips plus spares_.
   void refresh_split();
+  // Recounts the spare slices' chips (idle or down): after cluster changes.
+  void count_spares();
   void schedule_target();
   void on_target();
   void log_summary() const;
@@ -119,6 +122,7 @@ class DecoupledDiloco : public PolicyBase {
   std::unique_ptr<DecoupledDilocoGate> gate_;
   core::HandlerId h_window_ = 0, h_target_ = 0;
   core::EventId target_event_;
+  ChipTimeLedger::Split spares_{};  // the spare slices' part of the split
   bool done_ = false;
 };
 
