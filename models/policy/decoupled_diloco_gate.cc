@@ -35,7 +35,7 @@ void DecoupledDilocoGate::update(uint32_t m) {
 
 void DecoupledDilocoGate::on_merged(uint32_t p) {
   if (stopped_) return;
-  for (uint32_t m = 0; m < gates_.size(); ++m) {
+  for (uint32_t m = 0, n = static_cast<uint32_t>(gates_.size()); m < n; ++m) {
     Gate& g = gates_[m];
     if (g.fragment == kNone || (g.fragment == p && g.held)) {
       update(m);
@@ -52,7 +52,7 @@ void DecoupledDilocoGate::on_merged(uint32_t p) {
 
 void DecoupledDilocoGate::on_rescheduled(uint32_t p) {
   if (stopped_ || waiting_[p] == 0) return;
-  for (uint32_t m = 0; m < gates_.size(); ++m) {
+  for (uint32_t m = 0, n = static_cast<uint32_t>(gates_.size()); m < n; ++m) {
     const Gate& g = gates_[m];
     // A merged round is re-predicted by on_merged().
     if (g.fragment != p || g.held || g.event.valid() || g.round < syncer_.open_round(p)) continue;

@@ -7,7 +7,8 @@
 namespace goodsim::models::policy {
 DecoupledDilocoSyncer::DecoupledDilocoSyncer(RunContext& ctx, const DecoupledDilocoConfig& config,
                                              Learners& learners)
-    : ctx_(ctx), config_(config), learners_(learners) {
+    : ctx_(ctx), config_(config), learners_(learners),
+      count_(static_cast<uint32_t>(learners.size())) {
   handler_ = ctx.sim.add_handler(ctx.policy_name + ".syncer_round", [this](const core::Event& e) {
     if (e.a == kWake) return wake();
     on_event(static_cast<uint32_t>(e.a));
@@ -24,15 +25,15 @@ void DecoupledDilocoSyncer::start() {
     intra_time_.push_back(core::Duration::from_seconds(bytes * 8.0 / ctx_.job.intra_site_bps));
   }
   fragments_.assign(config_.fragments, Fragment{});
-  slots_.assign(size_t{config_.fragments} * learners_.size(), Slot{});
-  scratch_.reserve(learners_.size());
-  stats_.learner_contributions.assign(learners_.size(), 0);
-  stats_.learner_staleness_sum.assign(learners_.size(), 0);
-  merged_.reserve(learners_.size());
+  slots_.assign(size_t{config_.fragments} * count_, Slot{});
+  scratch_.reserve(count_);
+  stats_.learner_contributions.assign(count_, 0);
+  stats_.learner_staleness_sum.assign(count_, 0);
+  merged_.reserve(count_);
   for (uint32_t p = 0; p < config_.fragments; ++p) {
     fragments_[p].round = offset(p) == 0 ? 1 : 0;  // no report at step 0
     fragments_[p].opened = now();
-    for (uint32_t m = 0; m < learners_.size(); ++m) update_ready(p, m);
+    for (uint32_t m = 0; m < count_; ++m) update_ready(p, m);
     reschedule(p);
   }
 }
@@ -64,7 +65,7 @@ void DecoupledDilocoSyncer::update_ready(uint32_t p, uint32_t m) {
 uint32_t DecoupledDilocoSyncer::quorum(uint32_t p) const {
   if (!config_.transfer.wait() || config_.quorum == 1) return config_.quorum;
   uint32_t able = 0;
-  for (uint32_t m = 0; m < learners_.size(); ++m) {
+  for (uint32_t m = 0; m < count_; ++m) {
     const DecoupledDilocoLearner& l = *learners_[m];
     if (slot(p, m).ready != kNever || (l.live() && reachable(l))) ++able;
   }
@@ -75,12 +76,12 @@ core::SimTime DecoupledDilocoSyncer::kth_ready(uint32_t p) const {
   const uint32_t k = quorum(p);
   if (k == 1) {
     core::SimTime first = kNever;
-    for (uint32_t m = 0; m < learners_.size(); ++m) first = std::min(first, slot(p, m).ready);
+    for (uint32_t m = 0; m < count_; ++m) first = std::min(first, slot(p, m).ready);
     return first;
   }
   std::vector<core::SimTime>& v = scratch_;
   v.clear();
-  for (uint32_t m = 0; m < learners_.size(); ++m) v.push_back(slot(p, m).ready);
+  for (uint32_t m = 0; m < count_; ++m) v.push_back(slot(p, m).ready);
   const auto kth = v.begin() + (k - 1);
   std::nth_element(v.begin(), kth, v.end());
   return *kth;
@@ -88,7 +89,7 @@ core::SimTime DecoupledDilocoSyncer::kth_ready(uint32_t p) const {
 
 core::SimTime DecoupledDilocoSyncer::all_live_ready(uint32_t p) const {
   core::SimTime last = core::SimTime::zero();
-  for (uint32_t m = 0; m < learners_.size(); ++m) {
+  for (uint32_t m = 0; m < count_; ++m) {
     if (learners_[m]->live()) last = std::max(last, slot(p, m).ready);
   }
   return last;
@@ -150,7 +151,7 @@ void DecoupledDilocoSyncer::observe_quorum(uint32_t p) {
   f.first_ready = kNever;
   double pace_sum = 0;
   uint32_t paced = 0;
-  for (uint32_t m = 0; m < learners_.size(); ++m) {
+  for (uint32_t m = 0; m < count_; ++m) {
     const core::SimTime r = slot(p, m).ready;
     if (r > now()) continue;
     f.first_ready = std::min(f.first_ready, r);
@@ -257,7 +258,7 @@ void DecoupledDilocoSyncer::add_piece(Contribution& k, Slot& s, const DecoupledD
 void DecoupledDilocoSyncer::merge(uint32_t p) {
   Fragment& f = fragments_[p];
   merged_.clear();
-  for (uint32_t m = 0; m < learners_.size(); ++m) contribute(p, m);
+  for (uint32_t m = 0; m < count_; ++m) contribute(p, m);
   RoundRecord rec;
   rec.time = now();
   rec.fragment = p;
@@ -269,7 +270,7 @@ void DecoupledDilocoSyncer::merge(uint32_t p) {
   ++f.round;
   f.opened = now();
   f.phase = Phase::kQuorum;
-  for (uint32_t m = 0; m < learners_.size(); ++m) update_ready(p, m);
+  for (uint32_t m = 0; m < count_; ++m) update_ready(p, m);
   reschedule(p);
   if (on_merged_) on_merged_(p);
   if (p == 0 && ff_on_) after_first_merge();
@@ -286,7 +287,7 @@ void DecoupledDilocoSyncer::feed_loss(uint32_t p) {
     loss_contributions_.push_back({k.learner, k.weight, k.tokens, k.staleness});
   }
   if (!loss_contributions_.empty()) ctx_.loss->on_merge(p, loss_contributions_);
-  for (uint32_t m = 0; m < learners_.size(); ++m) {
+  for (uint32_t m = 0; m < count_; ++m) {
     const bool merged = std::any_of(merged_.begin(), merged_.end(),
                                     [m](const Contribution& k) { return k.learner == m; });
     if (merged || !learners_[m]->live()) continue;
@@ -317,7 +318,7 @@ void DecoupledDilocoSyncer::broadcast(uint32_t p, RoundRecord& rec) {
   for (const auto& t : times_) pull = std::max(pull, t.value_or(pull));
   flows_.clear();
   receivers_.clear();
-  for (uint32_t m = 0; m < learners_.size(); ++m) {
+  for (uint32_t m = 0; m < count_; ++m) {
     if (!learners_[m]->live()) continue;
     receivers_.push_back(m);
     if (wan) flows_.push_back({kSyncerSite, learners_[m]->site(), fragment_bytes_[p]});
@@ -367,7 +368,7 @@ void DecoupledDilocoSyncer::record_lateness(uint32_t p) {
 // A running learner more than one step behind the syncer clock adopts it
 // (up to its step in flight); see the header.
 void DecoupledDilocoSyncer::jump_lagging() {
-  for (uint32_t m = 0; m < learners_.size(); ++m) {
+  for (uint32_t m = 0; m < count_; ++m) {
     DecoupledDilocoLearner& l = *learners_[m];
     if (!l.running() || l.sched_now() >= clock_ - 1) continue;
     l.jump(clock_ - 1 - l.sched_now());

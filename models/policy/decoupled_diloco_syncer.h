@@ -255,9 +255,9 @@ class DecoupledDilocoSyncer {
     uint64_t staleness = 0;
   };
 
-  Slot& slot(uint32_t p, uint32_t m) { return slots_[size_t{p} * learners_.size() + m]; }
+  Slot& slot(uint32_t p, uint32_t m) { return slots_[size_t{p} * count_ + m]; }
   const Slot& slot(uint32_t p, uint32_t m) const {
-    return slots_[size_t{p} * learners_.size() + m];
+    return slots_[size_t{p} * count_ + m];
   }
   int64_t round_step(uint32_t p, uint64_t n) const {
     return static_cast<int64_t>(offset(p) + n * config_.inner_steps);
@@ -325,6 +325,7 @@ class DecoupledDilocoSyncer {
   uint32_t trace_track_ = 0;  // merges on the timeline
   const DecoupledDilocoConfig& config_;
   Learners& learners_;
+  uint32_t count_ = 0;  // learners_.size(), fixed for the run (kept: asked in every loop)
   core::HandlerId handler_ = 0;
   std::vector<uint64_t> offsets_;  // t_p per fragment
   std::vector<Fragment> fragments_;

@@ -248,8 +248,8 @@ void DecoupledDilocoSyncer::wake() {
     f.quorum_at = f.quorum_at + span;
     if (f.event_time != kNever) next[p] = f.event_time + span;
     f.event_time = kNever;
-    for (uint32_t m = 0; m < learners_.size(); ++m) {
-      if (sleep_.moves[size_t{p} * learners_.size() + m]) shift_slot(slot(p, m), *learners_[m], k);
+    for (uint32_t m = 0; m < count_; ++m) {
+      if (sleep_.moves[size_t{p} * count_ + m]) shift_slot(slot(p, m), *learners_[m], k);
     }
   }
   for (uint32_t p = 0; p < fragments_.size(); ++p) schedule_at(p, next[p]);
