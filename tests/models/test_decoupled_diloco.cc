@@ -236,6 +236,21 @@ TEST_CASE("one scripted failure: exact accounting", "[models][decoupled]") {
   CHECK(s.staleness_max <= 4 + 3);
 }
 
+TEST_CASE("spare slices are idle, and down while their chips are", "[models][decoupled]") {
+  // 4 learners of one 4-chip slice and one spare slice (chips 16-19). Chip 17
+  // fails at 100 s for 200 s; chip 18 at 150 s for 100 s, in a slice already
+  // down (no slice flips: only its down chips change).
+  Harness h(5, 4, testing::simple_job(), 1);
+  h.outage(100, 200, 17, cluster::Domain::kChip);
+  h.outage(150, 100, 18, cluster::Domain::kChip);
+  DecoupledDiloco d(config(4, 4, 2, 1, 1));
+  h.run(d, 1000);
+  const ChipTimeLedger& l = d.ledger();
+  CHECK(l.total(Category::kDown) == cn(1, 300 * kSec));
+  CHECK(l.total(Category::kIdle) == cn(4, 1000 * kSec) - cn(1, 300 * kSec));
+  CHECK(l.total(Category::kProductive) == cn(16, 1000 * kSec));
+}
+
 TEST_CASE("staleness stays within what the schedule allows", "[models][decoupled]") {
   SECTION("heterogeneous speeds, K = 1: every sync point gets a newer fragment") {
     Harness h(4, 4, testing::simple_job());
