@@ -38,6 +38,7 @@ void DecoupledDiloco::start(RunContext& ctx) {
   ledger_ = ChipTimeLedger(ctx.layout().chips());
   count_spares();
   create_learners();
+  paces_.assign(config_.learners, Pace{});  // a group's start may call its listener
   syncer_ = std::make_unique<DecoupledDilocoSyncer>(ctx, config_, learners_);
   h_window_ = ctx.sim.add_handler(ctx.policy_name + ".window", [this](const core::Event& e) {
     on_window(e.a, e.b != 0);
@@ -53,6 +54,7 @@ void DecoupledDiloco::start(RunContext& ctx) {
     l->set_state(l->group().mode() == Mode::kDown ? State::kDown : State::kLive);
     l->logged_slices() = l->group().active_slices();
     l->record();
+    paces_[l->index()] = pace_of(l->index());
   }
   outages_.start(any_running(), now());
   if (ctx.loss != nullptr) {
@@ -120,7 +122,12 @@ void DecoupledDiloco::on_slowdown_change(const cluster::SlowdownChange& change) 
   }
 }
 
-// The group of learner m changed mode or pace (its listener).
+DecoupledDiloco::Pace DecoupledDiloco::pace_of(uint32_t m) const {
+  const DecoupledDilocoLearner& l = *learners_[m];
+  return {l.state(), l.group().mode(), l.group().active_slices(), l.group().clock()};
+}
+
+// The group of learner m changed (its listener).
 void DecoupledDiloco::on_group_change(uint32_t m) {
   if (done_) return;
   ledger_.advance(now());
@@ -128,6 +135,15 @@ void DecoupledDiloco::on_group_change(uint32_t m) {
   learners_[m]->record();
   log_resize(*ctx_, learners_[m]->group(), learners_[m]->logged_slices(), m);
   follow_state(m);
+  // A change that moved neither state, mode, size nor pace (a slice repaired
+  // into the waiting list, a chip of a slice already down) changes no
+  // prediction: only the chips' split.
+  const Pace pace = pace_of(m);
+  if (pace == paces_[m]) {
+    if (learners_[m]->history().size() > kHistoryTrim) syncer_->trim(m);
+    return refresh_split();
+  }
+  paces_[m] = pace;
   changed(m);
 }
 

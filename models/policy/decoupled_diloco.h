@@ -92,6 +92,15 @@ class DecoupledDiloco : public PolicyBase {
  private:
   void create_learners();
   void schedule_windows();
+  // What the syncer's and the gate's predictions read of learner m's group.
+  struct Pace {
+    DecoupledDilocoLearner::State state{};
+    ElasticGroup::Mode mode{};
+    uint32_t active = 0;
+    StepClock clock;
+    bool operator==(const Pace&) const = default;
+  };
+  Pace pace_of(uint32_t m) const;
   void on_group_change(uint32_t m);
   void follow_state(uint32_t m);
   void changed(uint32_t m);
@@ -123,6 +132,7 @@ class DecoupledDiloco : public PolicyBase {
   core::HandlerId h_window_ = 0, h_target_ = 0;
   core::EventId target_event_;
   ChipTimeLedger::Split spares_{};  // the spare slices' part of the split
+  std::vector<Pace> paces_;          // per learner, at its last group change
   bool done_ = false;
 };
 

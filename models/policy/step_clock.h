@@ -44,6 +44,9 @@ class StepClock {
   // Removes `n` completed steps (a rollback). REQUIRES: n <= steps credited.
   void rollback_to(uint64_t steps_kept);
 
+  // Same state: the same steps at every time from now on.
+  bool operator==(const StepClock&) const = default;
+
  private:
   double progress(core::SimTime now) const;  // steps since since_, with carry
 

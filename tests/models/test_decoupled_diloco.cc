@@ -175,6 +175,27 @@ TEST_CASE("K = M without grace syncs like synchronous DiLoCo", "[models][decoupl
   }
 }
 
+TEST_CASE("a pace change without a change of mode moves the rounds", "[models][decoupled]") {
+  // As above, but learner 3 slows down only at 200 s (its group keeps
+  // running: nothing but its step time changes). It completes 200 steps, then
+  // (1000.5 - 200) / 1.25 = 640.4: 840 steps, so 840 rounds.
+  Harness h(4, 4, testing::simple_job());
+  const core::HandlerId slow = h.sim().add_handler("test.slow", [&h](const core::Event&) {
+    h.cluster().add_slowdown(cluster::SlowdownTarget::slice(3), 1.25,
+                             cluster::SlowdownMode::kScale, h.sim().now());
+  });
+  h.sim().schedule_at(core::SimTime::zero() + core::Duration::seconds(200), core::kBandFailure,
+                      slow);
+  DecoupledDilocoConfig c = config(4, 4, 4, 2, 4);
+  c.transfer.late = LateFragments::kSkip;
+  DecoupledDiloco d(c);
+  Rounds rounds;
+  run_observed(h, d, rounds, 1000.5);
+  CHECK(d.learner(3).own_now() == 840);
+  CHECK(d.syncer_stats().rounds == 840);
+  for (const RoundRecord& r : rounds.all) CHECK(r.contributors == 4);
+}
+
 TEST_CASE("K = 1: no global downtime while any learner lives", "[models][decoupled]") {
   SECTION("learners 0-2 fail in overlapping windows, learner 3 never") {
     Harness h(4, 4, testing::simple_job());
