@@ -5,6 +5,7 @@
 #include "models/loss_tracker.h"
 
 namespace goodsim::models::policy {
+
 DecoupledDilocoSyncer::DecoupledDilocoSyncer(RunContext& ctx, const DecoupledDilocoConfig& config,
                                              Learners& learners)
     : ctx_(ctx), config_(config), learners_(learners),
@@ -16,7 +17,6 @@ DecoupledDilocoSyncer::DecoupledDilocoSyncer(RunContext& ctx, const DecoupledDil
   trace_track_ = ctx.trace_track("syncer");
   for (uint32_t p = 0; p < config.fragments; ++p) offsets_.push_back(config.offset(p));
 }
-
 
 void DecoupledDilocoSyncer::start() {
   fragment_bytes_ = config_.transfer.bytes(ctx_.job, config_.fragments);
