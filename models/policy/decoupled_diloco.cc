@@ -98,11 +98,11 @@ void DecoupledDiloco::schedule_windows() {
 
 void DecoupledDiloco::on_cluster_change(const cluster::ClusterChange& change) {
   // Before the groups' listeners refresh the split. Spare slices are the
-  // last ones: a unit whose last chip is before them changed none.
+  // last ones: a unit that ends before them changed none.
   const cluster::Layout& lay = ctx_->layout();
-  const uint64_t last_chip =
-      lay.first_chip(change.domain, change.id) + lay.chips_in(change.domain, change.id) - 1;
-  if (last_chip / lay.chips_per_slice() >= lay.slices() - lay.spare_slices()) count_spares();
+  if (lay.slice_span(change.domain, change.id).end > lay.slices() - lay.spare_slices()) {
+    count_spares();
+  }
   if (!done_) {
     for (auto& l : learners_) l->group().on_cluster_change(change);
   }

@@ -198,7 +198,8 @@ class DecoupledDilocoSyncer {
   void enable_fast_forward(std::function<bool()> busy, std::function<void()> woke);
 
  private:
-  static constexpr core::SimTime kNever = core::SimTime::max();
+  // No event (equal to kUnknown: merge_time() returns an event time as is).
+  static constexpr core::SimTime kNever = kUnknown;
   static constexpr cluster::SiteId kSyncerSite = 0;
   static constexpr size_t kMaxArrivals = 4;  // per learner and fragment
   enum class Phase : uint8_t { kQuorum, kGrace };

@@ -30,11 +30,9 @@ void SliceRangeHealth::recount() {
 }
 
 bool SliceRangeHealth::on_cluster_change(const cluster::ClusterChange& change) {
-  const cluster::Layout& l = cluster_.layout();
-  const cluster::ChipId c0 = l.first_chip(change.domain, change.id);
-  const auto last = static_cast<cluster::ChipId>(c0 + l.chips_in(change.domain, change.id) - 1);
-  const cluster::SliceId s0 = std::max(first_, l.slice_of(c0));
-  const cluster::SliceId s1 = std::min(end_, l.slice_of(last) + 1);
+  const cluster::Layout::SliceSpan span = cluster_.layout().slice_span(change.domain, change.id);
+  const cluster::SliceId s0 = std::max(first_, span.first);
+  const cluster::SliceId s1 = std::min(end_, span.end);
   if (s0 >= s1) return false;
   for (cluster::SliceId s = s0; s < s1; ++s) refresh(s);
   return true;

@@ -83,4 +83,11 @@ ChipId Layout::first_chip(Domain d, uint32_t id) const {
   return 0;
 }
 
+Layout::SliceSpan Layout::slice_span(Domain d, uint32_t id) const {
+  const uint64_t first = first_chip(d, id);
+  const uint64_t last = first + chips_in(d, id) - 1;
+  return {static_cast<SliceId>(first / chips_per_slice_),
+          static_cast<SliceId>(last / chips_per_slice_ + 1)};
+}
+
 }  // namespace goodsim::cluster

@@ -63,6 +63,12 @@ class Layout {
   uint64_t chips_in(Domain d, uint32_t id) const;
   // First chip of unit `id` of domain `d`; its chips are contiguous.
   ChipId first_chip(Domain d, uint32_t id) const;
+  // The slices unit `id` of domain `d` has chips in: [first, end).
+  struct SliceSpan {
+    SliceId first = 0;
+    SliceId end = 0;
+  };
+  SliceSpan slice_span(Domain d, uint32_t id) const;
 
  private:
   uint32_t chips_per_host_;

@@ -32,6 +32,11 @@ TEST_CASE("layout arithmetic maps chips to hosts, slices and sites", "[cluster]"
   CHECK(l.first_chip(Domain::kSite, 1) == 8);
   CHECK(l.chips_in(Domain::kSite, 0) == 8);
   CHECK(l.first_slice_of(1) == 2);
+  CHECK(l.slice_span(Domain::kChip, 5).first == 1);  // chip 5: slice 1 only
+  CHECK(l.slice_span(Domain::kChip, 5).end == 2);
+  CHECK(l.slice_span(Domain::kHost, 5).first == 2);  // host 5: chips 10-11, slice 2
+  CHECK(l.slice_span(Domain::kSite, 0).first == 0);  // site a: slices 0 and 1
+  CHECK(l.slice_span(Domain::kSite, 0).end == 2);
   CHECK_THROWS_AS(Layout(0, 2, {{"a", 1}}), std::invalid_argument);
   CHECK_THROWS_AS(Layout(2, 2, {{"a", 0}}), std::invalid_argument);
   CHECK_THROWS_AS(Layout(65536, 65536, {{"a", 2}}), std::invalid_argument);
