@@ -12,7 +12,7 @@ void DecoupledDilocoHistory::record(core::SimTime now, const ElasticGroup& group
   seg.clock = group.clock();
   const bool running = group.mode() == ElasticGroup::Mode::kRunning && seg.clock.running();
   seg.rate = running ? group.active_slices() * tokens_per_slice_step_ : 0.0;
-  seg.steps = steps_reached(seg.clock, now);
+  seg.steps = seg.clock.steps(now);
   seg.units = running ? group.running().productive : 0;
   seg.charged_net = group.productive_charged() - group.lost_work();
   seg.tokens = group.tokens(now) +

@@ -16,9 +16,10 @@
 // steps is the difference of two kept_at_step() values, exact in the ledger's
 // units.
 //
-// Steps are the group's own inner steps (never rolled back), counted with
-// steps_reached(): a step whose predicted completion time has come counts as
-// done, so the counts agree with the times the syncer scheduled its events at.
+// Steps are the group's own inner steps (never rolled back). StepClock's
+// counts and step times are exact inverses: a step whose predicted completion
+// time has come counts as done, so the counts agree with the times the syncer
+// scheduled its events at.
 #pragma once
 
 #include <algorithm>
@@ -32,18 +33,6 @@
 
 namespace goodsim::models::policy {
 
-// Whole steps `clock` has completed at `t`, consistent with
-// clock.time_of_step(): rounding never makes a step due at t count as pending.
-// REQUIRES: t is not before the clock's last start or pace change.
-inline uint64_t steps_reached(const StepClock& clock, core::SimTime t) {
-  const uint64_t s = clock.steps(t);
-  if (!clock.running()) return s;
-  // time_of_step rounds up to whole nanoseconds; converting that time back
-  // may fall a hair short of the step. The predicted time is authoritative.
-  const auto next = clock.time_of_pending_step(s + 1);
-  return next && *next <= t ? s + 1 : s;
-}
-
 class DecoupledDilocoHistory {
  public:
   explicit DecoupledDilocoHistory(double tokens_per_slice_step)
@@ -53,9 +42,8 @@ class DecoupledDilocoHistory {
   // started at `now`). REQUIRES: now >= the last recorded start.
   void record(core::SimTime now, const ElasticGroup& group);
 
-  // Steps completed at time t (StepClock::steps rounding: used for arrival
-  // times, which are not event times). REQUIRES: a segment starts at or
-  // before t, and t is not after the run's now.
+  // Steps completed at time t. REQUIRES: a segment starts at or before t,
+  // and t is not after the run's now.
   uint64_t steps_at(core::SimTime t) const;
   // Tokens the group had once it completed step n (tokens of trimmed history
   // are those of the oldest segment kept). REQUIRES: n <= steps now.
@@ -113,7 +101,6 @@ inline uint64_t DecoupledDilocoHistory::steps_at(core::SimTime t) const {
   GOODSIM_CHECK(!segments_.empty());
   const Segment& s = segments_[by_time(t)];
   if (s.rate == 0 || t < s.start) return s.steps;
-  // Plain rounding suffices here: arrivals are not event times.
   return std::max(s.steps, s.clock.steps(t));
 }
 

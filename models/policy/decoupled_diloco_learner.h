@@ -79,8 +79,8 @@ class DecoupledDilocoLearner {
   // Live learners receive broadcasts and may lend their state.
   bool live() const { return state_ == State::kLive; }
 
-  // Own steps completed now (rounding-robust, see steps_reached()); cached
-  // until the time moves or record() notes a change.
+  // Own steps completed now; cached until the time moves or record() notes
+  // a change.
   uint64_t own_now() const;
   int64_t sched_now() const { return sched_of(own_now()); }
   // Schedule step reached at own step `own`.
@@ -165,7 +165,7 @@ class DecoupledDilocoLearner {
 inline uint64_t DecoupledDilocoLearner::own_now() const {
   const core::SimTime now = ctx_.sim.now();
   if (cached_at_ != now) {
-    cached_own_ = steps_reached(group_->clock(), now);
+    cached_own_ = group_->clock().steps(now);
     cached_at_ = now;
   }
   return cached_own_;

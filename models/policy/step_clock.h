@@ -3,9 +3,13 @@
 // While a group runs, it completes one step every `step` of simulated time,
 // where `step` changes only at events (a slowdown begins or ends, the group
 // resizes). StepClock integrates that piecewise-constant rate without one
-// event per step: progress is counted in whole steps plus the fraction of the
-// step in flight, which carries over when the step time changes (the step in
-// flight finishes at the new pace).
+// event per step. The step in flight carries its progress over when the step
+// time changes (it finishes at the new pace): its remaining time is rescaled
+// once, rounded up to a whole nanosecond, and every later step completes a
+// whole step time after the one before. All in integer nanoseconds: steps(t)
+// and time_of_step() are exact inverses, and step times repeat exactly with
+// the period (what decoupled_diloco's fast-forward relies on).
+
 #pragma once
 
 #include <cstdint>
@@ -48,44 +52,27 @@ class StepClock {
   bool operator==(const StepClock&) const = default;
 
  private:
-  double progress(core::SimTime now) const;  // steps since since_, with carry
-
   bool running_ = false;
   core::SimTime since_;
   core::Duration step_ = core::Duration::seconds(1);
-  uint64_t credited_ = 0;  // whole steps before since_
-  double carry_ = 0;       // fraction of a step done before since_
+  uint64_t credited_ = 0;  // whole steps completed by since_
+  core::SimTime next_;     // while running: when step credited_ + 1 completes (> since_)
 };
 
-// floor(x) and ceil(x) as integers, exact for the values a clock produces
-// (0 <= x below 2^63 for floor, |x| below 2^63 for ceil), without the
-// library's rounding and unsigned conversion sequences.
-inline uint64_t floor_to_steps(double x) {
-  return x < 0x1p63 ? static_cast<uint64_t>(static_cast<int64_t>(x)) : static_cast<uint64_t>(x);
-}
-inline int64_t ceil_to_int(double x) {
-  const auto t = static_cast<int64_t>(x);  // toward zero
-  return static_cast<double>(t) < x ? t + 1 : t;
-}
-
 // Asked for every learner at every round: inline.
-inline double StepClock::progress(core::SimTime now) const {
-  return carry_ + static_cast<double>((now - since_).ns()) / static_cast<double>(step_.ns());
-}
-
 inline uint64_t StepClock::steps(core::SimTime now) const {
-  if (!running_) return credited_;
-  return credited_ + floor_to_steps(progress(now));  // progress >= 0
+  if (!running_ || now < next_) return credited_;
+  return credited_ + 1 + static_cast<uint64_t>((now - next_).ns() / step_.ns());
 }
 
 inline std::optional<core::SimTime> StepClock::time_of_pending_step(uint64_t n) const {
   if (!running_) return std::nullopt;
-  const double remaining = static_cast<double>(n - credited_) - carry_;
-  const double ns = remaining * static_cast<double>(step_.ns());
-  // A stalled group (a step of years) may never get there: saturate. (Above
-  // 2^53 every double is whole: ceil(ns) >= 9.2e18 exactly when ns is.)
-  if (ns >= 9.2e18) return core::SimTime::max();
-  return since_ + core::Duration::nanos(ceil_to_int(ns));
+  // A stalled group (a step of years) may never get there: saturate.
+  const uint64_t later = n - credited_ - 1;  // whole steps after next_
+  const auto room = static_cast<uint64_t>((core::SimTime::max() - next_).ns());
+  const auto step = static_cast<uint64_t>(step_.ns());
+  if (later > room / step) return core::SimTime::max();
+  return next_ + core::Duration::nanos(static_cast<int64_t>(later * step));
 }
 
 inline std::optional<core::SimTime> StepClock::time_of_step(core::SimTime now, uint64_t n) const {

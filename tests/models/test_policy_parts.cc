@@ -30,26 +30,47 @@ TEST_CASE("step clock carries the step in flight across pace changes", "[models]
   CHECK_FALSE(c.time_of_step(at(100), 5).has_value());  // not running
 }
 
-TEST_CASE("the step clock's integer rounding equals std::floor and std::ceil", "[models][parts]") {
-  // Edges: whole numbers, a hair either side, the ends of exact integers in a
-  // double, and values past the 64-bit range (floor only: counts are >= 0).
-  std::vector<double> xs = {0.0, -0.0, 0.5, 1.0, 1.0 - 0x1p-53, 1.0 + 0x1p-52, 0x1p52 - 0.5,
-                            0x1p52, 0x1p53, 0x1p53 + 2, 0x1p62, 0x1p63 - 1024};
-  std::mt19937_64 rng(7);
-  std::uniform_real_distribution<double> mantissa(0, 1);
-  std::uniform_int_distribution<int> exponent(-20, 62);
-  for (int i = 0; i < 100000; ++i) xs.push_back(std::ldexp(mantissa(rng), exponent(rng)));
+TEST_CASE("step clock: counts and step times are exact inverses, and repeat with the period",
+          "[models][parts]") {
+  // Random paces (1 ns to 10 s, odd values included), changed at random
+  // times mid-step: every step's predicted time counts it as done, a
+  // nanosecond earlier does not, and step times advance by exactly one step
+  // time (what a fast-forward that shifts whole periods relies on).
+  std::mt19937_64 rng(11);
+  std::uniform_int_distribution<int64_t> pace(1, 10'000'000'000);
+  std::uniform_int_distribution<int64_t> gap(1, 50'000'000'000);
+  StepClock c;
+  core::SimTime now = at(0);
+  c.start(now, core::Duration::nanos(pace(rng)));
   size_t wrong = 0;
-  for (const double x : xs) {
-    const bool ok = floor_to_steps(x) == static_cast<uint64_t>(std::floor(x)) &&
-                    ceil_to_int(x) == static_cast<int64_t>(std::ceil(x)) &&
-                    ceil_to_int(-x) == static_cast<int64_t>(std::ceil(-x));
-    if (!ok && wrong++ == 0) FAIL_CHECK("first wrong value " << x);
+  for (int change = 0; change < 2000; ++change) {
+    now = now + core::Duration::nanos(gap(rng));
+    c.set_step(now, core::Duration::nanos(pace(rng)));
+    const uint64_t first = c.steps(now) + 1;
+    const core::SimTime t0 = *c.time_of_pending_step(first);
+    for (uint64_t k = 0; k < 50; ++k) {
+      const core::SimTime t = *c.time_of_pending_step(first + k);
+      const bool ok = t > now && c.steps(t) == first + k &&
+                      c.steps(t - core::Duration::nanos(1)) == first + k - 1 &&
+                      t - t0 == c.step() * static_cast<int64_t>(k);
+      if (!ok && wrong++ == 0) FAIL_CHECK("change " << change << ", step " << first + k);
+    }
   }
   CHECK(wrong == 0);
-  for (const double x : {0x1p63, 0x1p63 + 4096, 1.8e19}) {
-    CHECK(floor_to_steps(x) == static_cast<uint64_t>(std::floor(x)));
-  }
+}
+
+TEST_CASE("step clock: a stalled pace saturates instead of wrapping", "[models][parts]") {
+  StepClock c;
+  c.start(at(10), core::Duration::max());
+  CHECK(c.steps(at(1e9)) == 0);
+  CHECK(*c.time_of_pending_step(1) == core::SimTime::max());
+  CHECK(*c.time_of_pending_step(2) == core::SimTime::max());
+  // The stall ends: almost none of the step was done, so almost a whole new
+  // step is left.
+  c.set_step(at(20), core::Duration::seconds(1));
+  CHECK(*c.time_of_pending_step(1) > at(20.99));
+  CHECK(*c.time_of_pending_step(1) <= at(21));
+  CHECK(c.steps(at(30)) == 10);
 }
 
 TEST_CASE("ring all-reduce and WAN transfers follow the formulas", "[models][parts]") {
