@@ -104,7 +104,8 @@ DecoupledDilocoConfig DecoupledDilocoConfig::from_json(ObjectReader& r, const Pa
   read_windows(r, c);
   c.fast_forward = r.boolean("fast_forward", c.fast_forward,
                              "between changes, advance steady stretches of rounds in closed "
-                             "form (same results; off: every round is an event)");
+                             "form, and skip learners whose fragments provably come in time "
+                             "(same results; off: every round is an event)");
   if (r.describing()) return c;
   if (c.fragments > c.inner_steps) {
     r.fail("fragments", "fragments P (" + str(c.fragments) + ") must not exceed inner_steps H (" +

@@ -42,7 +42,7 @@ struct DecoupledDilocoConfig {
   ElasticSpec elastic;                // per learner; restart_time == rejoin_overhead
   FragmentTransfer transfer;          // layers per fragment, bits per value
   std::vector<ScavengeWindow> schedule;
-  bool fast_forward = true;           // skip steady stretches in closed form
+  bool fast_forward = true;           // skip steady stretches and settled learners
 
   // t_p. REQUIRES: p < fragments.
   uint64_t offset(uint32_t p) const { return uint64_t{p} * inner_steps / fragments; }

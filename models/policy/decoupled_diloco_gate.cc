@@ -37,6 +37,7 @@ void DecoupledDilocoGate::on_merged(uint32_t p) {
   if (stopped_) return;
   for (uint32_t m = 0, n = static_cast<uint32_t>(gates_.size()); m < n; ++m) {
     Gate& g = gates_[m];
+    if (g.settled) continue;
     if (g.fragment == kNone || (g.fragment == p && g.held)) {
       update(m);
     } else if (g.fragment == p) {
@@ -83,14 +84,24 @@ void DecoupledDilocoGate::predict(uint32_t m, std::optional<int64_t> from) {
   Gate& g = gates_[m];
   if (g.fragment != kNone) --waiting_[g.fragment];
   g.fragment = kNone;
+  g.settled = false;
   const DecoupledDilocoLearner& l = *learners_[m];
   if (!config_.transfer.wait() || !l.running() || !syncer_.reachable(l)) return;
   const auto tau = static_cast<int64_t>(config_.overlap_steps);
-  int64_t c = std::max(l.sched_now() - tau, from.value_or(INT64_MIN));
+  const int64_t sched = l.sched_now();
+  bool asked = false;  // settles(), asked at the first report still to come
+  int64_t c = std::max(sched - tau, from.value_or(INT64_MIN));
   for (uint64_t i = 0; i <= config_.fragments + config_.overlap_steps; ++i, ++c) {
     uint32_t p = 0;
     uint64_t round = 0;
     c = report_at_or_after(c, p, round);
+    if (c > sched && !asked) {
+      asked = true;
+      if (settles(l)) {
+        g.settled = true;
+        return;
+      }
+    }
     const uint64_t own = l.own_of(c + tau);
     const core::SimTime reach = std::max(now(), l.time_of_own(own).value_or(now()));
     const core::SimTime d = syncer_.delivery(p, m, round);
@@ -107,6 +118,49 @@ void DecoupledDilocoGate::predict(uint32_t m, std::optional<int64_t> from) {
     }
     return schedule(m, reach);
   }
+}
+
+// Proof that every sync point of a report c > sched_now() is in time while
+// learner m runs unchanged (every change calls update()). Let c be a report
+// of fragment p in round n = (c - t_p) / H, made at time r, its sync point
+// at r + tau x step (no jump, no pace change), later than r + bound by the
+// margin.
+//  - Round n is open at r: it is merged at r at the latest. m's report c is
+//    not merged yet (it is made at r), so m's ready time for the round is r,
+//    and with K = 1 and no grace the merge is scheduled at the earliest ready
+//    time (or when the round opened, or at a change, both before r). m runs,
+//    so it receives the broadcast by r + bound.
+//  - Round n was merged before r, at T: if m already ran at T (T after the
+//    settling), it received it by T + bound. For m's next report of each
+//    fragment (the start of the induction) this is checked below: the open
+//    round is not older than the report's round, and a round already merged
+//    was sent to m (it arrives by the settling + bound).
+//  - Round n + 1 is then open or merged by r, before m's next report of p,
+//    c + H; by induction every later report of p is covered.
+// delivery() looks back four broadcasts; m would be jumped to the syncer's
+// clock (a change) long before four more rounds of p passed its report.
+// Several sites share WAN links (no bound); K > 1 or a grace window merges
+// later than m's own report.
+bool DecoupledDilocoGate::settles(const DecoupledDilocoLearner& l) const {
+  const std::optional<core::Duration> bound = syncer_.delivery_bound();
+  const auto tau = static_cast<int64_t>(config_.overlap_steps);
+  if (!config_.fast_forward || config_.quorum != 1 || config_.grace || !bound || tau == 0) {
+    return false;
+  }
+  // Rounding of step times is a few nanoseconds; the margin covers it.
+  const int64_t need = (*bound + core::Duration::micros(1)).ns();
+  if (l.group().clock().step().ns() < (need + tau - 1) / tau) return false;  // tau x step < need
+  const int64_t sched = l.sched_now();
+  const uint32_t m = l.index();
+  for (uint32_t p = 0; p < config_.fragments; ++p) {
+    const uint64_t t = syncer_.offset(p);
+    const auto round =
+        (static_cast<uint64_t>(next_report(sched, t, config_.inner_steps)) - t) / config_.inner_steps;
+    const uint64_t open = syncer_.open_round(p);
+    if (open < round) return false;
+    if (open > round && syncer_.delivery(p, m, round) == core::SimTime::zero()) return false;
+  }
+  return true;
 }
 
 int64_t DecoupledDilocoGate::report_at_or_after(int64_t s, uint32_t& p, uint64_t& round) const {

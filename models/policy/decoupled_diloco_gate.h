@@ -22,6 +22,16 @@
 // a learner whose fragments come in time costs no event at all, and at most
 // one hold and one release event per learner and round otherwise.
 // With late_fragments "skip" the gate does nothing.
+//
+// Settled learners. With one site, quorum K = 1 and no grace window, a
+// running learner whose tau steps outlast the syncer's delivery bound, and
+// that is not ahead of any fragment's open round, gets every fragment in
+// time: the round of each of its reports is merged by the time it makes the
+// report (its own report completes the quorum) and reaches it within the
+// bound, before its sync point tau steps later (proof at settles()). From
+// its first report still to come, such a learner is settled: merges predict
+// nothing for it until its next change (every change calls update()). Off
+// with fast_forward: false, to compare.
 #pragma once
 
 #include <cstdint>
@@ -72,6 +82,7 @@ class DecoupledDilocoGate {
     uint64_t own = 0;           // own step of the sync point
     core::SimTime reach;        // when the learner gets there
     bool held = false;
+    bool settled = false;       // every sync point from the next report on is in time
     core::SimTime held_since;
     core::EventId event;        // valid while the hold (or release) is scheduled
   };
@@ -79,6 +90,8 @@ class DecoupledDilocoGate {
   // Walks learner m's sync points from report step `from` on (all from its
   // schedule step if nullopt).
   void predict(uint32_t m, std::optional<int64_t> from = std::nullopt);
+  // Learner l is settled from its next report on (see above).
+  bool settles(const DecoupledDilocoLearner& l) const;
   // The first report step >= s of any fragment, and that fragment and round.
   int64_t report_at_or_after(int64_t s, uint32_t& p, uint64_t& round) const;
   void schedule(uint32_t m, core::SimTime t);

@@ -24,6 +24,10 @@ void DecoupledDilocoSyncer::start() {
   for (const double bytes : fragment_bytes_) {
     intra_time_.push_back(core::Duration::from_seconds(bytes * 8.0 / ctx_.job.intra_site_bps));
   }
+  delivery_bound_.reset();
+  if (ctx_.layout().sites() == 1 && !intra_time_.empty()) {
+    delivery_bound_ = *std::max_element(intra_time_.begin(), intra_time_.end()) * 2;
+  }
   fragments_.assign(config_.fragments, Fragment{});
   slots_.assign(size_t{config_.fragments} * count_, Slot{});
   scratch_.reserve(count_);

@@ -176,6 +176,10 @@ class DecoupledDilocoSyncer {
   uint64_t offset(uint32_t p) const { return offsets_[p]; }
   // The round of fragment p waiting for its quorum or grace window.
   uint64_t open_round(uint32_t p) const { return fragments_[p].round; }
+  // With one site: the longest time from a merge to its arrival at a learner
+  // (the largest fragment's pull plus its broadcast, both inside the site).
+  // nullopt with several sites (WAN flows share links) or before start().
+  std::optional<core::Duration> delivery_bound() const { return delivery_bound_; }
   // Called after each merge of fragment p, after a clock jump of learner m,
   // and when the scheduled merge of fragment p moved.
   void set_listeners(std::function<void(uint32_t p)> merged,
@@ -334,6 +338,7 @@ class DecoupledDilocoSyncer {
   int64_t clock_ = 0;
   std::vector<double> fragment_bytes_;  // per fragment (FragmentTransfer::bytes)
   std::vector<core::Duration> intra_time_;  // per fragment, inside a site
+  std::optional<core::Duration> delivery_bound_;
   MovingAverage step_, to_quorum_, sync_;  // fed only with a grace window
   SyncerStats stats_;
   std::function<void(const RoundRecord&)> observer_;
