@@ -179,10 +179,9 @@ core::Duration DecoupledDilocoSyncer::grace_window() const {
 // A learner applies merged fragment p at its sync points: tau own steps after
 // each of its reports of p. A fragment that reached it at own step s applies
 // at the first sync point at or after s.
-uint64_t DecoupledDilocoSyncer::application_point(uint32_t p, uint32_t m,
-                                                  const Arrival& a) const {
+uint64_t DecoupledDilocoSyncer::find_application_point(uint32_t p, uint32_t m,
+                                                       const Arrival& a) const {
   const DecoupledDilocoLearner& l = *learners_[m];
-  if (a.point_clock == l.clock_version()) return a.point;
   if (a.own == Arrival::kUnknown) a.own = l.history().steps_at(a.at);
   const auto tau = static_cast<int64_t>(config_.overlap_steps);
   const int64_t sched = l.sched_of(a.own);

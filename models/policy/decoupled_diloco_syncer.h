@@ -280,8 +280,10 @@ class DecoupledDilocoSyncer {
   core::Duration grace_window() const;
   void merge(uint32_t p);
   void contribute(uint32_t p, uint32_t m);
-  // Own step at which learner m applies a fragment p that reached it at a.at.
+  // Own step at which learner m applies a fragment p that reached it at a.at
+  // (kept in the arrival until the learner's clock moves: inline).
   uint64_t application_point(uint32_t p, uint32_t m, const Arrival& a) const;
+  uint64_t find_application_point(uint32_t p, uint32_t m, const Arrival& a) const;
   // The base of m for p now, counting arrivals applied by now.
   Base current_base(uint32_t p, uint32_t m) const;
   void add_piece(Contribution& k, Slot& s, const DecoupledDilocoLearner& l, int64_t c);
@@ -363,6 +365,12 @@ class DecoupledDilocoSyncer {
 // Asked for every learner at every round: inline.
 inline bool DecoupledDilocoSyncer::reachable(const DecoupledDilocoLearner& l) const {
   return l.site() == kSyncerSite || ctx_.network.route(l.site(), kSyncerSite).reachable;
+}
+
+inline uint64_t DecoupledDilocoSyncer::application_point(uint32_t p, uint32_t m,
+                                                         const Arrival& a) const {
+  if (a.point_clock == learners_[m]->clock_version()) return a.point;
+  return find_application_point(p, m, a);
 }
 
 inline core::SimTime DecoupledDilocoSyncer::merge_time(uint32_t p, uint64_t n) const {

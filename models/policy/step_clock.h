@@ -70,9 +70,11 @@ inline std::optional<core::SimTime> StepClock::time_of_pending_step(uint64_t n) 
   // A stalled group (a step of years) may never get there: saturate.
   const uint64_t later = n - credited_ - 1;  // whole steps after next_
   const auto room = static_cast<uint64_t>((core::SimTime::max() - next_).ns());
-  const auto step = static_cast<uint64_t>(step_.ns());
-  if (later > room / step) return core::SimTime::max();
-  return next_ + core::Duration::nanos(static_cast<int64_t>(later * step));
+  uint64_t span = 0;
+  if (__builtin_mul_overflow(later, static_cast<uint64_t>(step_.ns()), &span) || span > room) {
+    return core::SimTime::max();
+  }
+  return next_ + core::Duration::nanos(static_cast<int64_t>(span));
 }
 
 inline std::optional<core::SimTime> StepClock::time_of_step(core::SimTime now, uint64_t n) const {
