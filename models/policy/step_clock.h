@@ -9,7 +9,6 @@
 // whole step time after the one before. All in integer nanoseconds: steps(t)
 // and time_of_step() are exact inverses, and step times repeat exactly with
 // the period (what decoupled_diloco's fast-forward relies on).
-
 #pragma once
 
 #include <cstdint>

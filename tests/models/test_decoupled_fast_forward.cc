@@ -124,6 +124,20 @@ json comparable(const output::RunResult& r) {
   return s;
 }
 
+struct Runs {
+  output::RunResult stepped, fast;
+};
+
+// Runs doc stepping every round and fast-forwarded; checks that everything
+// but the fingerprint and the event count is identical.
+Runs run_both(const json& doc) {
+  Runs r{run(doc, false), run(doc, true)};
+  CHECK(comparable(r.fast) == comparable(r.stepped));
+  REQUIRE(r.fast.policies.size() == 1);
+  CHECK(timeseries_csv(r.fast) == timeseries_csv(r.stepped));
+  return r;
+}
+
 TEST_CASE("fast-forward: identical to stepping every round on random scenarios") {
   core::Rng rng = core::Rng::for_stream(7, "fast-forward");
   int skipped = 0;
@@ -131,12 +145,8 @@ TEST_CASE("fast-forward: identical to stepping every round on random scenarios")
   for (int i = 0; i < kScenarios; ++i) {
     const json doc = random_decoupled(rng);
     INFO("scenario " << i << ": " << doc.dump());
-    const output::RunResult stepped = run(doc, false);
-    const output::RunResult fast = run(doc, true);
-    CHECK(comparable(fast) == comparable(stepped));
-    REQUIRE(fast.policies.size() == 1);
+    const auto [stepped, fast] = run_both(doc);
     CHECK(fast.policies[0].series.size() == stepped.policies[0].series.size());
-    CHECK(timeseries_csv(fast) == timeseries_csv(stepped));
     CHECK(fast.policies[0].events <= stepped.policies[0].events);
     if (fast.policies[0].events < stepped.policies[0].events) ++skipped;
   }
@@ -154,12 +164,9 @@ TEST_CASE("settled learners: identical to predicting every round on random scena
   for (int i = 0; i < kScenarios; ++i) {
     const json doc = random_settling(rng);
     INFO("scenario " << i << ": " << doc.dump());
-    const output::RunResult stepped = run(doc, false);
-    const output::RunResult fast = run(doc, true);
-    CHECK(comparable(fast) == comparable(stepped));
-    CHECK(timeseries_csv(fast) == timeseries_csv(stepped));
+    const Runs runs = run_both(doc);
     settling += settles(doc) ? 1 : 0;
-    const json summary = output::summary_json(stepped);
+    const json summary = output::summary_json(runs.stepped);
     stalling += summary["policies"][0]["badput"]["sync_wait"].get<double>() > 0 ? 1 : 0;
   }
   // Not vacuous: both kinds are drawn often.
@@ -183,9 +190,7 @@ TEST_CASE("fast-forward: identical after a slowdown changed the pace mid-step") 
     "seed":887,
     "stragglers":[{"duration":"10m","mtbe":2592000,"slowdown":0.5,
                    "type":"transient_stragglers"}]})");
-  const output::RunResult stepped = run(doc, false);
-  const output::RunResult fast = run(doc, true);
-  CHECK(comparable(fast) == comparable(stepped));
+  const auto [stepped, fast] = run_both(doc);
   CHECK(fast.policies[0].events < stepped.policies[0].events / 10);
 }
 
@@ -197,9 +202,7 @@ TEST_CASE("fast-forward: a quiet run skips almost every round, with the same res
                       {"inner_steps", 24},
                       {"fragments", 24},
                       {"overlap_steps", 2}}};
-  const output::RunResult stepped = run(doc, false);
-  const output::RunResult fast = run(doc, true);
-  CHECK(comparable(fast) == comparable(stepped));
+  const auto [stepped, fast] = run_both(doc);
   // 2 days of 1 s steps, one round per step: 172,800 rounds stepped; with
   // nothing but the samples, about one period stepped per sample.
   CHECK(stepped.policies[0].events > 172'800);
