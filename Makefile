@@ -50,8 +50,11 @@ bench: build
 validation: build
 	$(PYTHON) scripts/validation.py $(BUILD)/cli/goodsim --jobs $(JOBS)
 
+# -O1 -g1: the optimisation ASan recommends, with the line tables its reports need;
+# it compiles in under half the time of RelWithDebInfo's -O2 -g.
 asan: deps
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGOODSIM_SANITIZE=ON -DGOODSIM_BUILD_BENCH=OFF \
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DGOODSIM_SANITIZE=ON -DGOODSIM_BUILD_BENCH=OFF \
 	  -DGOODSIM_MPI=OFF
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
