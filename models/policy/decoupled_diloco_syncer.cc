@@ -25,7 +25,7 @@ void DecoupledDilocoSyncer::start() {
     intra_time_.push_back(core::Duration::from_seconds(bytes * 8.0 / ctx_.job.intra_site_bps));
   }
   delivery_bound_.reset();
-  if (ctx_.layout().sites() == 1 && !intra_time_.empty()) {
+  if (ctx_.layout().sites() == 1) {  // P >= 1 fragments
     delivery_bound_ = *std::max_element(intra_time_.begin(), intra_time_.end()) * 2;
   }
   fragments_.assign(config_.fragments, Fragment{});

@@ -7,7 +7,6 @@ namespace goodsim::models::policy {
 void StepClock::start(core::SimTime now, core::Duration step) {
   GOODSIM_CHECK(!running_ && step > core::Duration::zero());
   running_ = true;
-  since_ = now;
   step_ = step;
   next_ = now + step;  // saturates: a step of years may never end
 }
@@ -25,7 +24,6 @@ void StepClock::set_step(core::SimTime now, core::Duration step) {
   const auto old_step = static_cast<Wide>(step_.ns());
   const Wide scaled = (left * static_cast<Wide>(step.ns()) + old_step - 1) / old_step;
   const auto room = static_cast<Wide>((core::SimTime::max() - now).ns());
-  since_ = now;
   step_ = step;
   next_ = scaled >= room ? core::SimTime::max()
                          : now + core::Duration::nanos(static_cast<int64_t>(scaled));
@@ -37,6 +35,7 @@ double StepClock::stop(core::SimTime now) {
   const core::SimTime pending = *time_of_pending_step(done + 1);
   credited_ = done;
   running_ = false;
+  next_ = core::SimTime();  // stopped clocks with the same steps compare equal
   const auto left = static_cast<double>((pending - now).ns());
   return 1.0 - left / static_cast<double>(step_.ns());
 }

@@ -42,7 +42,7 @@ class StepClock {
   std::optional<core::SimTime> time_of_pending_step(uint64_t n) const;
   // When the latest whole step completed, if it completed after the last
   // start() or set_step() (else nullopt: the step in flight began before).
-  // Rounded like time_of_step() and kept in [that start, now].
+  // A time time_of_step() gave for that step, in [that start, now].
   std::optional<core::SimTime> last_step_time(core::SimTime now) const;
   // Removes `n` completed steps (a rollback). REQUIRES: n <= steps credited.
   void rollback_to(uint64_t steps_kept);
@@ -52,10 +52,9 @@ class StepClock {
 
  private:
   bool running_ = false;
-  core::SimTime since_;
   core::Duration step_ = core::Duration::seconds(1);
-  uint64_t credited_ = 0;  // whole steps completed by since_
-  core::SimTime next_;     // while running: when step credited_ + 1 completes (> since_)
+  uint64_t credited_ = 0;  // whole steps completed by the last start or pace change
+  core::SimTime next_;     // while running: when step credited_ + 1 completes (later than that)
 };
 
 // Asked for every learner at every round: inline.
