@@ -1,19 +1,23 @@
 # Thin wrapper around CMake. Every target first installs missing Debian
 # packages (scripts/install-deps.sh), then configures and builds.
-#   make run    build (Release), run the built-in demo scenario, plot it
-#   make test   build (Release) and run the whole test suite with ctest
+#   make run    build the goodsim binary only (Release), run the built-in demo, plot it
+#   make test   build everything (Release) and run the whole test suite with ctest
 #   make bench  build (Release) and run the benchmarks
 #   make validation  build (Release), run the validation suite (scenarios/validation/),
 #               print its table and rewrite docs/validation.md; exit 1 on a failed case
-#   make asan   build with ASan+UBSan and run the test suite (without MPI, whose
-#               runtime's own allocations LeakSanitizer would report, and Python)
-#   make clang  build everything with clang, warnings as errors, run the unit tests
+#   make asan   build everything with clang, AddressSanitizer + UBSan and warnings as
+#               errors, and run the test suite (the Python module is built but not
+#               loaded: an instrumented extension cannot load into /usr/bin/python3)
+#   make clang  a clang Release build of everything, warnings as errors, unit tests
 #   make fuzz   build the libFuzzer targets with clang and run each for FUZZ_SECONDS
 #               on the seed corpus of tests/fuzz/corpus (findings: build/fuzz/findings)
 #   make soak   the random-scenario property test over SOAK_SCENARIOS scenarios
 # WERROR=ON turns compiler warnings into errors (CI: make test WERROR=ON).
+# UNITY=ON (the default) compiles sources in unity batches, the fastest from-scratch
+# build; UNITY=OFF recompiles only the changed file on a rebuild.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 WERROR ?= OFF
+UNITY ?= ON
 BUILD := build/release
 ASAN_BUILD := build/asan
 CLANG_BUILD := build/clang
@@ -21,8 +25,10 @@ FUZZ_BUILD := build/fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := fuzz_scenario_loader fuzz_trace_parser
 SOAK_SCENARIOS ?= 10000
+CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DGOODSIM_WERROR=$(WERROR) \
+  -DGOODSIM_UNITY=$(UNITY)
 
-.PHONY: all deps build run test bench validation asan clang fuzz soak clean
+.PHONY: all deps build build-goodsim run test bench validation asan-build asan clang fuzz soak clean
 
 all: build
 
@@ -30,13 +36,18 @@ deps:
 	@./scripts/install-deps.sh
 
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DGOODSIM_WERROR=$(WERROR)
+	$(CONFIGURE)
 	cmake --build $(BUILD) -j $(JOBS)
+
+# Only what the demo needs: the binary and the libraries under it.
+build-goodsim: deps
+	$(CONFIGURE)
+	cmake --build $(BUILD) -j $(JOBS) --target goodsim
 
 # Debian's interpreter, which has python3-matplotlib and python3-pandas.
 PYTHON := /usr/bin/python3
 
-run: build
+run: build-goodsim
 	./$(BUILD)/cli/goodsim run --out out/demo
 	@echo "plots:"
 	@$(PYTHON) analysis/plot_run.py out/demo
@@ -50,17 +61,22 @@ bench: build
 validation: build
 	$(PYTHON) scripts/validation.py $(BUILD)/cli/goodsim --jobs $(JOBS)
 
-# -O1 -g1: the optimisation ASan recommends, with the line tables its reports need;
-# it compiles in under half the time of RelWithDebInfo's -O2 -g.
-asan: deps
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DGOODSIM_SANITIZE=ON -DGOODSIM_BUILD_BENCH=OFF \
-	  -DGOODSIM_MPI=OFF
+# One build serves the sanitizers and the second compiler: clang, ASan + UBSan,
+# warnings as errors. -O1 -g1: the optimisation ASan recommends, with the line
+# tables its reports need.
+asan-build: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DGOODSIM_SANITIZE=ON \
+	  -DGOODSIM_WERROR=ON -DGOODSIM_UNITY=$(UNITY)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+asan: asan-build
+	cd $(ASAN_BUILD) && LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	  ctest --output-on-failure -j $(JOBS) -LE long
 
 clang: deps
-	cmake -S . -B $(CLANG_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DGOODSIM_WERROR=ON
+	cmake -S . -B $(CLANG_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DGOODSIM_WERROR=ON \
+	  -DGOODSIM_UNITY=$(UNITY)
 	cmake --build $(CLANG_BUILD) -j $(JOBS)
 	cd $(CLANG_BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
 

@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "bench/bench.h"
-#include "cli/bandwidth.h"
+#include "app/bandwidth.h"
 
 namespace goodsim::bench {
 
 int bandwidth() {
   using Clock = std::chrono::steady_clock;
-  cli::BandwidthOptions o;
+  app::BandwidthOptions o;
   o.scenario = std::string(GOODSIM_SOURCE_DIR) + "/scenarios/streaming-bandwidth.json";
   o.targets = {0.5, 0.8, 0.9, 0.95, 0.99};
   std::vector<double> walls;
@@ -25,7 +25,7 @@ int bandwidth() {
   for (int i = 0; i < 3; ++i) {
     std::ostringstream out;
     const auto start = Clock::now();
-    cli::bandwidth_command(o, out);
+    app::bandwidth_command(o, out);
     walls.push_back(std::chrono::duration<double>(Clock::now() - start).count());
     table = out.str();
   }

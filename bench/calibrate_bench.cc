@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "bench/bench.h"
-#include "cli/calibrate/calibrate_command.h"
-#include "cli/calibrate/target_file.h"
-#include "cli/scenario_source.h"
+#include "app/calibrate/calibrate_command.h"
+#include "app/calibrate/target_file.h"
+#include "app/scenario_source.h"
 #include "models/runner.h"
 
 namespace goodsim::bench {
@@ -26,7 +26,7 @@ namespace {
 
 // "policy,metric,value" rows: the shipped scenario's means over two seeds.
 std::string observations(const std::string& scenario) {
-  const cli::ScenarioSource src = cli::load_scenario(scenario, {}, std::nullopt);
+  const app::ScenarioSource src = app::load_scenario(scenario, {}, std::nullopt);
   const models::PreparedScenario p =
       models::prepare(src.doc, src.label, models::builtin_registry());
   const double horizon_s = p.scenario.horizon.seconds_f();
@@ -36,8 +36,8 @@ std::string observations(const std::string& scenario) {
     const output::PolicyResult a = models::run_policy(p, policy, 101, nullptr);
     const output::PolicyResult b = models::run_policy(p, policy, 102, nullptr);
     for (const char* metric : {"goodput", "uptime", "mean_outage_s"}) {
-      const double mean = (*cli::calibrate::metric_value(a, metric, horizon_s) +
-                           *cli::calibrate::metric_value(b, metric, horizon_s)) /
+      const double mean = (*app::calibrate::metric_value(a, metric, horizon_s) +
+                           *app::calibrate::metric_value(b, metric, horizon_s)) /
                           2;
       csv << p.policies[policy].name << "," << metric << "," << fmt::format("{:.17g}", mean)
           << "\n";
@@ -53,7 +53,7 @@ int calibrate() {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / "goodsim-bench-calibrate";
   std::filesystem::create_directories(dir);
-  cli::calibrate::CalibrateOptions o;
+  app::calibrate::CalibrateOptions o;
   o.scenario = std::string(GOODSIM_SOURCE_DIR) + "/scenarios/paper-table1.json";
   std::ofstream(dir / "targets.csv") << observations(o.scenario);
   o.target = (dir / "targets.csv").string();
@@ -65,7 +65,7 @@ int calibrate() {
   o.out_dir = (dir / "out").string();
   std::ostringstream out, progress;
   const auto start = Clock::now();
-  cli::calibrate::calibrate_command(o, out, progress);
+  app::calibrate::calibrate_command(o, out, progress);
   const double wall = std::chrono::duration<double>(Clock::now() - start).count();
   fmt::print("calibrate: {} (3 knobs, 6 observations, --jobs 2, --seeds 2)\n{}", o.scenario,
              out.str());

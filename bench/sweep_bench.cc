@@ -19,7 +19,7 @@
 #include <string>
 
 #include "bench/bench.h"
-#include "cli/sweep/sweep.h"
+#include "app/sweep/sweep.h"
 
 namespace goodsim::bench {
 namespace {
@@ -63,9 +63,9 @@ nlohmann::json bench_scenario() {
       {"outputs", {{"sample_interval", "6h"}}}};
 }
 
-cli::sweep::SweepOptions options(const std::filesystem::path& scenario,
+app::sweep::SweepOptions options(const std::filesystem::path& scenario,
                                  const std::filesystem::path& out, unsigned jobs) {
-  cli::sweep::SweepOptions o;
+  app::sweep::SweepOptions o;
   o.scenario = scenario.string();
   o.vary = {"policies.0.restart_time=1m,2m,5m,10m,20m", "failures.0.mtbf=2y,4y"};
   o.seeds = 10;
@@ -76,7 +76,7 @@ cli::sweep::SweepOptions options(const std::filesystem::path& scenario,
 }
 
 // Runs the sweep in a child process; returns its wall time and peak RSS delta.
-Measure measure(const cli::sweep::SweepOptions& o) {
+Measure measure(const app::sweep::SweepOptions& o) {
   int fds[2];
   if (::pipe(fds) != 0) return {};
   const pid_t pid = ::fork();
@@ -85,7 +85,7 @@ Measure measure(const cli::sweep::SweepOptions& o) {
     const double before = rss_mib();
     const auto start = std::chrono::steady_clock::now();
     std::ostringstream sink;
-    cli::sweep::sweep_command(o, sink, sink);
+    app::sweep::sweep_command(o, sink, sink);
     Measure m;
     m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     struct rusage ru {};

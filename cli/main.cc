@@ -6,27 +6,27 @@
 #include <iostream>
 #include <new>
 
-#include "cli/bandwidth.h"
-#include "cli/calibrate/calibrate_command.h"
-#include "cli/commands.h"
-#include "cli/explain.h"
-#include "cli/mpi/sweep_entry.h"
-#include "cli/sweep/check.h"
-#include "cli/sweep/merge.h"
-#include "cli/sweep/sweep.h"
-#include "cli/sweep/task_pool.h"
+#include "app/bandwidth.h"
+#include "app/calibrate/calibrate_command.h"
+#include "app/commands.h"
+#include "app/explain.h"
+#include "app/mpi/sweep_entry.h"
+#include "app/sweep/check.h"
+#include "app/sweep/merge.h"
+#include "app/sweep/sweep.h"
+#include "app/sweep/task_pool.h"
 #include "sim/core/version.h"
 #include "sim/scenario/error.h"
 
 namespace {
 
-using goodsim::cli::BandwidthOptions;
-using goodsim::cli::RunOptions;
-using goodsim::cli::sweep::CheckOptions;
-using goodsim::cli::sweep::MergeOptions;
-using goodsim::cli::sweep::SweepOptions;
+using goodsim::app::BandwidthOptions;
+using goodsim::app::RunOptions;
+using goodsim::app::sweep::CheckOptions;
+using goodsim::app::sweep::MergeOptions;
+using goodsim::app::sweep::SweepOptions;
 
-void add_limits(CLI::App& cmd, goodsim::cli::LimitOptions& opt) {
+void add_limits(CLI::App& cmd, goodsim::app::LimitOptions& opt) {
   cmd.add_option("--max-memory", opt.max_memory,
                  "Refuse a scenario whose estimated memory exceeds this (default 8GiB)");
   cmd.add_option("--max-events", opt.max_events,
@@ -52,7 +52,7 @@ void add_run(CLI::App& app, RunOptions& opt) {
                                         "to DIR/seed-<seed>/; the table shows means and 95% CIs")
       ->check(CLI::PositiveNumber);
   run->add_option("--jobs,-j", opt.jobs, "With --seeds: runs in parallel (default: cores)")
-      ->check(CLI::Range(1u, goodsim::cli::sweep::kMaxJobs));
+      ->check(CLI::Range(1u, goodsim::app::sweep::kMaxJobs));
   add_limits(*run, opt.limits);
 }
 
@@ -69,7 +69,7 @@ void add_sweep(CLI::App& app, SweepOptions& opt) {
                                       "N-1 (default 10; initial count with --ci-target)")
       ->check(CLI::PositiveNumber);
   s->add_option("--jobs,-j", opt.jobs, "Runs in parallel (default: number of cores)")
-      ->check(CLI::Range(1u, goodsim::cli::sweep::kMaxJobs));
+      ->check(CLI::Range(1u, goodsim::app::sweep::kMaxJobs));
   s->add_option("--out", opt.out_dir, "Output directory (default: out/<scenario name>-sweep)");
   s->add_option("--ci-target", opt.ci_target, "Add seeds until every policy's goodput 95% CI "
                                               "half-width is below this, per grid point");
@@ -105,7 +105,7 @@ void add_check(CLI::App& app, CheckOptions& opt) {
   c->add_option("--set", opt.sets, "Override a key of every scenario (as in run)")
       ->allow_extra_args(false);
   c->add_option("--jobs,-j", opt.jobs, "Runs in parallel (default: number of cores)")
-      ->check(CLI::Range(1u, goodsim::cli::sweep::kMaxJobs));
+      ->check(CLI::Range(1u, goodsim::app::sweep::kMaxJobs));
   c->add_flag("--update", opt.update, "Record the baseline (atomically) instead of checking");
   c->add_flag("--allow-unpaired", opt.allow_unpaired,
               "Compare, with a warning, when the seeds differ from the baseline's (default: "
@@ -132,11 +132,11 @@ void add_bandwidth(CLI::App& app, BandwidthOptions& opt) {
 }
 
 struct Options {
-  goodsim::cli::calibrate::CalibrateOptions calibrate;
+  goodsim::app::calibrate::CalibrateOptions calibrate;
   RunOptions run;
   BandwidthOptions bandwidth;
   std::vector<std::string> files, validate_sets;
-  goodsim::cli::LimitOptions validate_limits;
+  goodsim::app::LimitOptions validate_limits;
   SweepOptions sweep;
   MergeOptions merge;
   CheckOptions check;
@@ -147,26 +147,26 @@ struct Options {
 
 int dispatch(CLI::App& app, const Options& opt) {
   if (app.got_subcommand("sweep")) {
-    return goodsim::cli::mpi::sweep_entry(opt.sweep, std::cout, std::cerr);
+    return goodsim::app::mpi::sweep_entry(opt.sweep, std::cout, std::cerr);
   }
   if (app.got_subcommand("sweep-merge")) {
-    return goodsim::cli::sweep::merge_command(opt.merge, std::cout);
+    return goodsim::app::sweep::merge_command(opt.merge, std::cout);
   }
-  if (app.got_subcommand("check")) return goodsim::cli::sweep::check_command(opt.check, std::cout);
-  if (app.got_subcommand("run")) return goodsim::cli::run_command(opt.run, std::cout, std::cerr);
-  if (app.got_subcommand("explain")) return goodsim::cli::explain_command(opt.explain, std::cout);
+  if (app.got_subcommand("check")) return goodsim::app::sweep::check_command(opt.check, std::cout);
+  if (app.got_subcommand("run")) return goodsim::app::run_command(opt.run, std::cout, std::cerr);
+  if (app.got_subcommand("explain")) return goodsim::app::explain_command(opt.explain, std::cout);
   if (app.got_subcommand("bandwidth")) {
-    return goodsim::cli::bandwidth_command(opt.bandwidth, std::cout);
+    return goodsim::app::bandwidth_command(opt.bandwidth, std::cout);
   }
   if (app.got_subcommand("validate")) {
-    return goodsim::cli::validate_command(opt.files, opt.validate_sets, opt.validate_limits,
+    return goodsim::app::validate_command(opt.files, opt.validate_sets, opt.validate_limits,
                                           std::cout, std::cerr);
   }
   if (app.got_subcommand("calibrate")) {
-    return goodsim::cli::calibrate::calibrate_command(opt.calibrate, std::cout, std::cerr);
+    return goodsim::app::calibrate::calibrate_command(opt.calibrate, std::cout, std::cerr);
   }
   if (app.got_subcommand("list-models")) {
-    return goodsim::cli::list_models_command(std::cout, opt.list_format, opt.list_width);
+    return goodsim::app::list_models_command(std::cout, opt.list_format, opt.list_width);
   }
   std::cout << app.help();
   return 0;
@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
   add_sweep_merge(app, opt.merge);
   add_check(app, opt.check);
   add_bandwidth(app, opt.bandwidth);
-  goodsim::cli::calibrate::add_calibrate(app, opt.calibrate);
+  goodsim::app::calibrate::add_calibrate(app, opt.calibrate);
   app.add_subcommand("explain", "Explain a run's figures from its summary.json: dominant "
                                 "badput, slices down, spares, checkpoints, outages, warnings")
       ->add_option("run", opt.explain, "Run directory (holding summary.json) or a summary.json")
@@ -215,7 +215,7 @@ int main(int argc, char** argv) {
   try {
     return dispatch(app, opt);
   } catch (const goodsim::scenario::ScenarioError& e) {
-    goodsim::cli::print_errors(std::cerr, e);
+    goodsim::app::print_errors(std::cerr, e);
     return 2;
   } catch (const std::bad_alloc&) {
     std::cerr << "error: out of memory: the scenario needs more memory than this machine "

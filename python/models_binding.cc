@@ -1,8 +1,8 @@
-// goodsim._core.models(): the model catalogue (cli/model_catalogue.h) as
+// goodsim._core.models(): the model catalogue (app/model_catalogue.h) as
 // Python lists and dicts.
 #include <pybind11/pybind11.h>
 
-#include "cli/model_catalogue.h"
+#include "app/model_catalogue.h"
 #include "python/bindings.h"
 
 namespace goodsim::python {
@@ -20,7 +20,7 @@ py::dict param_dict(const scenario::ParamDoc& d) {
 
 py::list catalogue() {
   py::list out;
-  for (const cli::ModelDoc& m : cli::model_catalogue(models::builtin_registry())) {
+  for (const app::ModelDoc& m : app::model_catalogue(models::builtin_registry())) {
     py::list params;
     for (const scenario::ParamDoc& d : m.params) params.append(param_dict(d));
     out.append(py::dict("kind"_a = m.kind, "scenario_key"_a = m.scenario_key, "type"_a = m.type,

@@ -61,7 +61,7 @@ void register_scenario(py::module_& m) {
   m.def("load", &ScenarioHandle::load, kLoadDoc, "source"_a, "is_file"_a, "label"_a,
         "overrides"_a);
   m.def(
-      "demo_scenario", [] { return std::string(cli::demo_scenario_text()); },
+      "demo_scenario", [] { return std::string(app::demo_scenario_text()); },
       "The built-in demo scenario (scenarios/demo.json) as JSON text.");
 }
 

@@ -10,11 +10,11 @@ namespace goodsim::python {
 ScenarioHandle ScenarioHandle::load(const std::string& source, bool is_file,
                                     const std::string& label,
                                     const std::vector<std::string>& overrides) {
-  cli::ScenarioSource src;
+  app::ScenarioSource src;
   src.label = label;
   src.doc = is_file ? scenario::load_json_file(source) : nlohmann::json::parse(source);
   try {
-    cli::apply_overrides(src, overrides, std::nullopt);
+    app::apply_overrides(src, overrides, std::nullopt);
   } catch (const scenario::ScenarioError& e) {
     // The command line's "--set" is the module's `overrides` argument.
     if (e.file() != "--set") throw;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/scenario_source.h"
+#include "app/scenario_source.h"
 #include "models/runner.h"
 
 namespace goodsim::python {
@@ -23,16 +23,16 @@ class ScenarioHandle {
   static ScenarioHandle load(const std::string& source, bool is_file, const std::string& label,
                              const std::vector<std::string>& overrides);
 
-  const cli::ScenarioSource& source() const { return source_; }
+  const app::ScenarioSource& source() const { return source_; }
   const models::PreparedScenario& prepared() const { return *prepared_; }
   std::vector<std::string> policy_names() const;
   std::vector<std::string> policy_types() const;
 
  private:
-  ScenarioHandle(cli::ScenarioSource source, std::shared_ptr<const models::PreparedScenario> p)
+  ScenarioHandle(app::ScenarioSource source, std::shared_ptr<const models::PreparedScenario> p)
       : source_(std::move(source)), prepared_(std::move(p)) {}
 
-  cli::ScenarioSource source_;
+  app::ScenarioSource source_;
   std::shared_ptr<const models::PreparedScenario> prepared_;
 };
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/sweep/sweep.h"
+#include "app/sweep/sweep.h"
 #include "python/bindings.h"
 #include "python/interruptible.h"
 #include "python/scenario_handle.h"
@@ -28,9 +28,9 @@ constexpr const char* kSweepDoc =
 
 py::tuple sweep(const ScenarioHandle& s, const std::vector<std::string>& vary, size_t seeds,
                 unsigned jobs, std::optional<double> ci_target, std::optional<size_t> max_seeds) {
-  cli::sweep::SweepTables tables;
+  app::sweep::SweepTables tables;
   run_interruptibly([&](const std::atomic<bool>& cancel) {
-    cli::sweep::SweepOptions options;
+    app::sweep::SweepOptions options;
     options.vary = vary;
     options.seeds = seeds;
     options.jobs = jobs;
@@ -38,8 +38,8 @@ py::tuple sweep(const ScenarioHandle& s, const std::vector<std::string>& vary, s
     options.max_seeds = max_seeds;
     options.quiet = true;
     const models::Registry registry = models::builtin_registry();
-    const cli::sweep::SweepPlan plan = cli::sweep::make_plan(s.source(), options, registry);
-    tables = cli::sweep::run_sweep(plan, jobs, &cancel);
+    const app::sweep::SweepPlan plan = app::sweep::make_plan(s.source(), options, registry);
+    tables = app::sweep::run_sweep(plan, jobs, &cancel);
   });
   return py::make_tuple(tables.results, tables.summary, tables.paired);
 }

@@ -1,0 +1,40 @@
+// `goodsim calibrate SCENARIO --fit PATH=LO..HI ... --target FILE`: fits
+// unknown scenario knobs to observed numbers (docs/calibrate.md).
+//
+// Writes, atomically, DIR/calibrated.json (the scenario with the fitted
+// values) and DIR/calibration.json (values, 95% intervals, residuals,
+// chi-square, simulation count); prints a progress line per iteration on
+// `err` and the result table on `out`.
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace goodsim::app::calibrate {
+
+struct CalibrateOptions {
+  std::string scenario;
+  std::vector<std::string> fits;       // --fit PATH=LO..HI, in order
+  std::string target;                  // --target FILE (.csv or JSON)
+  std::vector<std::string> sets;       // --set k=v, applied first
+  size_t seeds = 4;                    // common random numbers: seeds per evaluation
+  unsigned jobs = 0;                   // 0: the number of cores
+  size_t restarts = 2;                 // starts after the box's centre
+  std::optional<std::string> out_dir;  // default out/<scenario name>-calibrate
+  bool quiet = false;                  // no progress lines
+};
+
+// Registers the subcommand "calibrate" on `app`, filling `opt`.
+void add_calibrate(CLI::App& app, CalibrateOptions& opt);
+
+// Exit codes: 0 fitted, 2 bad input (ScenarioError propagates to main).
+int calibrate_command(const CalibrateOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace goodsim::app::calibrate

@@ -1,0 +1,181 @@
+#include "app/model_docs.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+namespace goodsim::app {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kUnitsNote =
+    "Units: `s` a duration (a string with units, `\"30m\"`, `\"1y\"`, or a number of seconds), "
+    "`fraction` (`0.25` or `\"25%\"`), `bytes` (`\"16GiB\"` or a number), `bit/s` "
+    "(`\"100Gbps\"`), `FLOP/s` (`\"459TFLOPS\"`), `count` (a whole number; `1.2e6` is fine), "
+    "`x` a multiplier, `1` dimensionless, `nats` a loss, `tokens`, `params` (model "
+    "parameters), `steps` (training steps).";
+
+std::string cell(std::string_view text) {
+  std::string out;
+  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out.empty() ? "-" : out;
+}
+
+std::string param_rows(const std::vector<scenario::ParamDoc>& docs) {
+  std::string out = "| parameter | type | unit | default | range | meaning |\n"
+                    "|---|---|---|---|---|---|\n";
+  for (const scenario::ParamDoc& d : docs) {
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", d.key, d.kind, cell(d.unit),
+                       d.required ? "required" : cell(d.default_text), cell(d.range),
+                       cell(d.help));
+  }
+  return out;
+}
+
+std::string kind_title(const ModelDoc& m) {
+  return fmt::format("## {}{} models (`{}`)\n\n", static_cast<char>(std::toupper(m.kind[0])),
+                     m.kind.substr(1), m.scenario_key);
+}
+
+// The choices of a "one of "a", "b"" range text.
+json choices(const std::string& range) {
+  json out = json::array();
+  size_t at = range.find('"');
+  while (at != std::string::npos) {
+    const size_t end = range.find('"', at + 1);
+    if (end == std::string::npos) break;
+    out.push_back(range.substr(at + 1, end - at - 1));
+    at = range.find('"', end + 1);
+  }
+  return out;
+}
+
+json value_schema(const scenario::ParamDoc& d) {
+  if (d.kind == "number") return {{"type", "number"}};
+  if (d.kind == "bool") return {{"type", "boolean"}};
+  if (d.kind == "string") return {{"type", "string"}};
+  if (d.kind == "choice") {
+    const json options = choices(d.range);  // none: known only with the scenario (sites)
+    return options.empty() ? json{{"type", "string"}} : json{{"enum", options}};
+  }
+  // Durations that may also be a distribution: {"dist": ...} (docs/scenario.md).
+  if (d.kind == "duration" && d.help.find("distribution") != std::string::npos) {
+    return {{"type", json::array({"number", "string", "object"})}};
+  }
+  if (d.kind == "object") return {{"type", "object"}, {"additionalProperties", false}};
+  if (d.kind == "list of objects") {
+    return {{"type", "array"}, {"items", {{"type", "object"}, {"additionalProperties", false}}}};
+  }
+  if (d.kind == "json") return json::object();
+  return {{"type", json::array({"number", "string"})}};  // quantities with units, counts
+}
+
+std::string description(const scenario::ParamDoc& d) {
+  std::string out = d.help;
+  if (!d.unit.empty()) out += fmt::format(" [{}]", d.unit);
+  if (!d.default_text.empty()) out += fmt::format(" (default {})", d.default_text);
+  if (!d.range.empty()) out += fmt::format(" ({})", d.range);
+  return out;
+}
+
+// Adds the parameter at dotted path d.key ("links.*.bandwidth") to `root`,
+// an object schema, creating the objects and arrays on the way.
+void add_param(json& root, const scenario::ParamDoc& d) {
+  std::vector<std::string> parts;
+  for (size_t start = 0; start <= d.key.size();) {
+    const size_t dot = std::min(d.key.find('.', start), d.key.size());
+    parts.push_back(d.key.substr(start, dot - start));
+    start = dot + 1;
+  }
+  json* parent = &root;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    if (parts[i] == "*") {
+      parent = &(*parent)["items"];
+    } else {
+      parent = &(*parent)["properties"][parts[i]];
+    }
+  }
+  json& node = (*parent)["properties"][parts.back()];
+  json schema = value_schema(d);
+  schema["description"] = description(d);
+  for (auto& [key, value] : schema.items()) {
+    if (!node.contains(key)) node[key] = value;
+  }
+  if (d.required) (*parent)["required"].push_back(parts.back());
+}
+
+json entry_schema(const ModelDoc& m) {
+  json s = {{"type", "object"},
+            {"description", m.help},
+            {"properties",
+             {{"type", {{"const", m.type}}},
+              {"name", {{"type", "string"}, {"description", "name of this entry in outputs"}}}}},
+            {"required", json::array({"type"})},
+            {"additionalProperties", false}};
+  if (m.kind == "loss") s["properties"].erase("name");
+  for (const scenario::ParamDoc& d : m.params) add_param(s, d);
+  return s;
+}
+
+}  // namespace
+
+std::string models_markdown(const std::vector<scenario::ParamDoc>& scenario_keys,
+                            const std::vector<ModelDoc>& catalogue) {
+  std::string out =
+      "# Scenario and model parameters\n\n"
+      "<!-- Generated by `goodsim list-models --format markdown > docs/models.md`; do not "
+      "edit by hand. -->\n\n"
+      "Every key a scenario may hold, as the code that reads it declares it: this page is "
+      "generated from the readers, and a test checks it is up to date. What each model does "
+      "is in [model-guide.md](model-guide.md); the same keys as a JSON Schema are in "
+      "[scenario.schema.json](scenario.schema.json).\n\n";
+  out += std::string(kUnitsNote) + "\n\n";
+  out += "## Scenario\n\nThe top-level keys and those of `cluster`, `job` and `outputs` "
+         "(list elements are written `*`).\n\n" + param_rows(scenario_keys) + "\n";
+  for (size_t i = 0; i < catalogue.size(); ++i) {
+    const ModelDoc& m = catalogue[i];
+    if (i == 0 || catalogue[i - 1].kind != m.kind) {
+      out += kind_title(m);
+      out += m.kind == "loss"
+                 ? "One object with `type`.\n\n"
+                 : "Each entry of the list takes `type` (required) and `name` (optional).\n\n";
+    }
+    out += fmt::format("### `{}`\n\n{}\n\n", m.type, m.help);
+    out += m.params.empty() ? "No parameters.\n\n" : param_rows(m.params) + "\n";
+  }
+  while (out.size() > 1 && out[out.size() - 2] == '\n') out.pop_back();
+  return out;
+}
+
+std::string scenario_schema(const std::vector<scenario::ParamDoc>& scenario_keys,
+                            const std::vector<ModelDoc>& catalogue) {
+  json root = {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+               {"title", "goodsim scenario"},
+               {"description", "Generated by goodsim list-models --format json; cross-field "
+                               "rules are checked by goodsim validate."},
+               {"type", "object"},
+               {"additionalProperties", false}};
+  for (const scenario::ParamDoc& d : scenario_keys) add_param(root, d);
+  std::map<std::string, json> entries;  // by scenario key
+  for (const ModelDoc& m : catalogue) {
+    json& list = entries[m.scenario_key];
+    if (list.is_null()) list = json::array();
+    list.push_back(entry_schema(m));
+  }
+  for (const auto& [key, variants] : entries) {
+    json& node = root["properties"][key];
+    if (key == "loss") {
+      node["oneOf"] = variants;
+    } else {
+      node["type"] = "array";
+      node["items"] = {{"oneOf", variants}};
+    }
+  }
+  return root.dump(2) + "\n";
+}
+
+}  // namespace goodsim::app

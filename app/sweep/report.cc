@@ -1,0 +1,120 @@
+#include "app/sweep/report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "app/sweep/csv.h"
+#include "app/sweep/stats.h"
+#include "app/table.h"
+
+namespace goodsim::app::sweep {
+namespace {
+
+// The bounds are clamped into the metric's range (ci_bounds).
+std::vector<std::string> estimate_fields(const Estimate& e, size_t metric, bool difference) {
+  const bool ci = e.n >= 2;
+  const auto [lo, hi] = ci ? ci_bounds(e, metric, difference) : std::pair{0.0, 0.0};
+  return {fmt::format("{}", e.n),
+          format_number(e.mean),
+          format_number(e.sd),
+          format_number(e.ci95),
+          ci ? format_number(lo) : "",
+          ci ? format_number(hi) : ""};
+}
+
+std::vector<std::string> point_head(const SweepTable& t, size_t p) {
+  std::vector<std::string> f = {fmt::format("{}", p)};
+  f.insert(f.end(), t.points[p].values.begin(), t.points[p].values.end());
+  return f;
+}
+
+std::string header(const SweepTable& t, std::vector<std::string> middle,
+                   std::vector<std::string> tail) {
+  std::vector<std::string> h = {"point"};
+  h.insert(h.end(), t.axis_paths.begin(), t.axis_paths.end());
+  h.insert(h.end(), middle.begin(), middle.end());
+  h.insert(h.end(), tail.begin(), tail.end());
+  return csv_join(h) + "\n";
+}
+
+// "0.8037 +- 0.0021" (the CI part omitted when there is none).
+std::string with_ci(const Estimate& e) {
+  if (e.n == 0) return "-";
+  if (e.n < 2) return fmt::format("{:.4f}", e.mean);
+  return fmt::format("{:.4f} +- {:.4f}", e.mean, e.ci95);
+}
+
+// "+0.0123 +- 0.0040": a difference, with its sign.
+std::string signed_with_ci(const Estimate& e) {
+  return fmt::format("{}{}", e.n > 0 && e.mean >= 0 ? "+" : "", with_ci(e));
+}
+
+}  // namespace
+
+std::string summary_csv(const SweepOutcome& o) {
+  std::string out = header(o.table, {"policy", "type", "metric"},
+                           {"n", "mean", "sd", "ci95", "ci95_lo", "ci95_hi"});
+  for (size_t p = 0; p < o.table.points.size(); ++p) {
+    const SweepTable::Point& point = o.table.points[p];
+    for (size_t i = 0; i < point.policies.size(); ++i) {
+      for (size_t m = 0; m < kMetricCount; ++m) {
+        std::vector<std::string> f = point_head(o.table, p);
+        f.insert(f.end(), {point.policies[i], point.types[i], std::string(kMetrics[m].name)});
+        const auto e = estimate(present(o.results[p]->metric(i, m, o.seeds[p])));
+        const auto stats = estimate_fields(e, m, false);
+        f.insert(f.end(), stats.begin(), stats.end());
+        out += csv_join(f) + "\n";
+      }
+    }
+  }
+  return out;
+}
+
+std::string paired_csv(const SweepOutcome& o) {
+  std::string out = header(o.table, {"policy", "baseline", "metric"},
+                           {"n", "mean_diff", "sd_diff", "ci95", "ci95_lo", "ci95_hi"});
+  for (size_t p = 0; p < o.table.points.size(); ++p) {
+    const SweepTable::Point& point = o.table.points[p];
+    for (size_t i = 1; i < point.policies.size(); ++i) {
+      for (size_t m = 0; m < kMetricCount; ++m) {
+        std::vector<std::string> f = point_head(o.table, p);
+        f.insert(f.end(), {point.policies[i], point.policies[0], std::string(kMetrics[m].name)});
+        const auto e = paired_difference(o.results[p]->metric(0, m, o.seeds[p]),
+                                         o.results[p]->metric(i, m, o.seeds[p]));
+        const auto stats = estimate_fields(e, m, true);
+        f.insert(f.end(), stats.begin(), stats.end());
+        out += csv_join(f) + "\n";
+      }
+    }
+  }
+  return out;
+}
+
+std::string console_table(const SweepOutcome& o, size_t max_rows) {
+  std::vector<std::string> head = {"point"};
+  head.insert(head.end(), o.table.axis_paths.begin(), o.table.axis_paths.end());
+  head.insert(head.end(), {"policy", "seeds", "goodput (95% CI)", "vs first (paired)"});
+  Table t(head);
+  size_t rows = 0, total = 0;
+  for (size_t p = 0; p < o.table.points.size(); ++p) {
+    const SweepTable::Point& point = o.table.points[p];
+    const auto base = o.results[p]->metric(0, kGoodput, o.seeds[p]);
+    for (size_t i = 0; i < point.policies.size(); ++i, ++total) {
+      if (rows == max_rows) continue;
+      std::vector<std::string> cells = point_head(o.table, p);
+      const auto mine = o.results[p]->metric(i, kGoodput, o.seeds[p]);
+      const Estimate d = paired_difference(base, mine);
+      cells.insert(cells.end(), {point.policies[i], fmt::format("{}", o.seeds[p]),
+                                 with_ci(estimate(present(mine))),
+                                 i == 0 ? std::string("-") : signed_with_ci(d)});
+      t.add_row(std::move(cells));
+      ++rows;
+    }
+  }
+  std::string out = t.render();
+  if (rows < total) out += fmt::format("... {} more rows in summary.csv\n", total - rows);
+  return out;
+}
+
+}  // namespace goodsim::app::sweep
