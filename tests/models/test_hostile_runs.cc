@@ -110,5 +110,21 @@ TEST_CASE("hostile: a trace with 70,000 distinct causes parses and replays",
                     "t.csv: line 2, column 4 (cause): the cause is not valid UTF-8 text");
 }
 
+TEST_CASE("hostile: 300 overlapping outages of one chip run to the end",
+          "[models][hostile]") {
+  // Aborted (exit 134) when a chip's outage depth passed 255.
+  const PreparedScenario p = prepare_regress("deep_overlap_300.json");
+  const output::RunResult run = run_scenario(p, 1, nullptr);
+  check_books(run);
+  REQUIRE(run.policies.size() == 1);
+  CHECK(run.policies[0].failures == 300);
+  // Chip 3 is down from 60 s until the last of the day-long outages ends, 359 s + 1 d.
+  double down = 0;
+  for (const auto& [category, chip_s] : run.policies[0].badput) {
+    if (category == "down") down = chip_s;
+  }
+  CHECK(down == Approx(86'400 + 299));
+}
+
 }  // namespace
 }  // namespace goodsim::models
