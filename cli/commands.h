@@ -5,8 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <functional>
 #include <iosfwd>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +32,7 @@ struct RunOptions {
   std::optional<uint64_t> seed;
   std::optional<std::string> out_dir;   // default: out/<scenario name>
   bool events = false;                  // also write events.jsonl
+  std::optional<std::string> max_output;  // cap on events.jsonl, a byte size (default 1GiB)
   bool trace = false;                   // also write trace.json.gz (Perfetto / Chrome)
   bool quiet = false;                   // no table
   bool verbose = false;                 // also print each policy's events and events/s
@@ -51,6 +55,12 @@ int validate_command(const std::vector<std::string>& files, const std::vector<st
 // (docs/models.md) or "json" (a JSON Schema of the scenario format).
 int list_models_command(std::ostream& out, const std::string& format = "text",
                         std::optional<size_t> width = std::nullopt);
+
+// Tells on `err` which of an earlier run's outputs in `dir` were removed (clear_previous_run)
+// because this run does not write them again.
+void note_removed(std::ostream& err, const std::filesystem::path& dir,
+                  const std::set<std::string>& removed,
+                  const std::function<bool(const std::string&)>& rewritten);
 
 // Prints every error `e` stands for, one "error: ..." line each.
 void print_errors(std::ostream& err, const scenario::ScenarioError& e);
