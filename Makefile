@@ -19,7 +19,7 @@ ASAN_BUILD := build/asan
 CLANG_BUILD := build/clang
 FUZZ_BUILD := build/fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := fuzz_scenario_loader fuzz_trace_parser
+FUZZ_TARGETS := fuzz_scenario_loader fuzz_trace_parser fuzz_command_line
 SOAK_SCENARIOS ?= 10000
 
 .PHONY: all deps build run test bench validation asan clang fuzz soak clean
