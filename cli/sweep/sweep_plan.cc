@@ -31,15 +31,15 @@ std::vector<models::PreparedScenario> prepare_points(const ScenarioSource& src,
       points.push_back(std::move(prepared));
     } catch (const ScenarioError& e) {
       if (grid.axes().empty()) throw;
-      // An error at a key an axis sets names that --vary argument and value.
+      // An error at a key an axis sets is the --vary argument's, at that key.
       std::vector<scenario::KeySource> sources;
-      const std::vector<std::string> values = grid.value_texts(p);
-      for (size_t a = 0; a < grid.axes().size(); ++a) {
-        const std::string& path = grid.axes()[a].path;
-        sources.push_back({fmt::format("--vary {}={}", path, values[a]), path});
-      }
+      for (const Axis& a : grid.axes()) sources.push_back({"--vary", a.path});
       const ScenarioError attributed = scenario::attribute_to_sources(e, sources);
-      if (attributed.file().starts_with("--vary ")) throw attributed;
+      if (attributed.file() == "--vary") {
+        throw ScenarioError("--vary", attributed.path(),
+                            fmt::format("{} (grid point {}: {})", attributed.message(), p,
+                                        grid.describe(p)));
+      }
       throw ScenarioError("--vary", "",
                           fmt::format("grid point {} ({}) is not a valid scenario: {}", p,
                                       grid.describe(p), e.what()));
