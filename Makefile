@@ -23,7 +23,7 @@ ASAN_BUILD := build/asan
 CLANG_BUILD := build/clang
 FUZZ_BUILD := build/fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := fuzz_scenario_loader fuzz_trace_parser
+FUZZ_TARGETS := fuzz_scenario_loader fuzz_trace_parser fuzz_command_line
 SOAK_SCENARIOS ?= 10000
 CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DGOODSIM_WERROR=$(WERROR) \
   -DGOODSIM_UNITY=$(UNITY)

@@ -1,19 +1,23 @@
 #include "app/commands.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <ostream>
+#include <set>
 
 #include "models/resource_estimate.h"
 #include "models/runner.h"
 #include "app/explain.h"
+#include "app/output_dir.h"
 #include "app/replicate.h"
 #include "app/run_progress.h"
 #include "app/scenario_source.h"
 #include "app/table.h"
+#include "sim/output/event_log.h"
 #include "sim/output/summary.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/units.h"
@@ -54,10 +58,27 @@ std::string cost_table(const output::RunResult& run) {
   return t.render();
 }
 
+// --max-output in bytes (default output::EventLog::kDefaultMaxBytes).
+uint64_t max_output_bytes(const RunOptions& o) {
+  if (!o.max_output) return output::EventLog::kDefaultMaxBytes;
+  double bytes = 0;
+  try {
+    bytes = scenario::parse_bytes(*o.max_output);
+  } catch (const std::invalid_argument& e) {
+    throw scenario::ScenarioError("--max-output", "", e.what());
+  }
+  if (!(bytes >= 1024) || !(bytes < 1e18)) {
+    throw scenario::ScenarioError("--max-output", "", fmt::format("expected a size of at least "
+                                                                  "1KiB, got \"{}\"",
+                                                                  *o.max_output));
+  }
+  return static_cast<uint64_t>(bytes);
+}
+
 }  // namespace
 
 int run_command(const RunOptions& options, std::ostream& out, std::ostream& err) {
-  if (options.seeds.value_or(1) > 1) return run_replications(options, out);
+  if (options.seeds.value_or(1) > 1) return run_replications(options, out, err);
   const ScenarioSource src = load_scenario(options.scenario, options.sets, options.seed);
   const models::Registry registry = models::builtin_registry();
   const models::ResourceLimits limits = resolve_limits(options.limits);
@@ -68,7 +89,7 @@ int run_command(const RunOptions& options, std::ostream& out, std::ostream& err)
   std::filesystem::create_directories(dir);
   std::unique_ptr<output::EventLog> events;
   if (options.events || s.outputs.events) {
-    events = std::make_unique<output::EventLog>(dir / "events.jsonl");
+    events = std::make_unique<output::EventLog>(dir / "events.jsonl", max_output_bytes(options));
   }
   std::unique_ptr<output::TraceWriter> trace;
   if (options.trace) {
@@ -80,9 +101,22 @@ int run_command(const RunOptions& options, std::ostream& out, std::ostream& err)
       models::run_scenario(prepared, s.seed, events.get(), trace.get(), progress.callback());
   progress.clear();
   run.sets = src.sets;
-  output::write_run_outputs(run, dir);
+  const auto rewritten = [&](const std::string& name) {
+    return name == "summary.json" || name == "timeseries.csv" ||
+           (events && name == "events.jsonl") || (trace && name == "trace.json.gz");
+  };
+  const std::set<std::string> removed = clear_previous_run(dir, rewritten);
   if (events) events->commit();
   if (trace) trace->commit();
+  output::write_run_outputs(run, dir);
+  note_removed(err, dir, removed, rewritten);
+  if (events && events->truncated()) {
+    err << fmt::format("warning: {} stopped at --max-output {} ({} events left out); its last "
+                       "line says {{\"truncated\": true}}\n",
+                       (dir / "events.jsonl").string(),
+                       scenario::format_bytes(static_cast<double>(events->max_bytes())),
+                       events->dropped());
+  }
   if (!options.quiet) {
     out << fmt::format("goodsim {}: scenario \"{}\", seed {}, {} chips, horizon {}\n\n",
                        run.version, run.scenario, run.seed, run.chips,

@@ -207,9 +207,37 @@ std::string why_block(const Json& summary, const std::string& source) {
   return out + "  (goodsim explain DIR for slices down, checkpoints, outages by cause)\n";
 }
 
+namespace {
+
+// Why a directory without summary.json cannot be explained, by the kind of directory it is.
+std::string not_a_run_directory(const std::filesystem::path& dir) {
+  const auto has = [&dir](const char* name) { return std::filesystem::exists(dir / name); };
+  const std::string d = dir.string();
+  std::string what;
+  if (has("replications.csv")) {
+    what = fmt::format("it holds replications (run --seeds); explain one of them: goodsim "
+                       "explain {}/seed-<seed>", d);
+  } else if (has("sweep.json") || has("results.csv")) {
+    what = fmt::format("it is a sweep directory; explain one of its runs: repeat the row's "
+                       "values and seed with goodsim run SCENARIO --set PATH=VALUE --seed SEED "
+                       "--out RUN, then goodsim explain RUN (results.csv lists them)");
+  } else if (has("calibrated.json")) {
+    what = fmt::format("it is a calibrate directory; run the fitted scenario with goodsim run "
+                       "{}/calibrated.json --out RUN, then goodsim explain RUN", d);
+  } else {
+    what = "expected a run directory (goodsim run --out DIR) or a summary.json file";
+  }
+  return "no summary.json here: " + what;
+}
+
+}  // namespace
+
 int explain_command(const std::string& path, std::ostream& out) {
-  const std::filesystem::path p = std::filesystem::is_directory(path)
-                                      ? std::filesystem::path(path) / "summary.json"
+  const bool dir = std::filesystem::is_directory(path);
+  if (dir && !std::filesystem::exists(std::filesystem::path(path) / "summary.json")) {
+    throw scenario::ScenarioError(path, "", not_a_run_directory(path));
+  }
+  const std::filesystem::path p = dir ? std::filesystem::path(path) / "summary.json"
                                       : std::filesystem::path(path);
   out << explain_summary(scenario::load_json_file(p.string()), p.string());
   return 0;

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <ostream>
 
+#include "app/output_dir.h"
 #include "app/scenario_source.h"
 #include "app/sweep/stats.h"
 #include "app/sweep/task_pool.h"
@@ -52,6 +54,32 @@ std::string replication_table(const std::vector<output::RunResult>& runs) {
   return t.render();
 }
 
+// What the table and replications.csv need of a run once its files are written: its scalar
+// metrics. The time series, causes, learners and resolved scenario stay on disk only, so
+// the runs of many seeds hold a few hundred bytes each.
+void keep_metrics_only(output::RunResult& r) {
+  r.resolved = nullptr;
+  std::vector<std::string>().swap(r.sets);
+  for (output::PolicyResult& p : r.policies) {
+    std::vector<output::TimeseriesRow>().swap(p.series);
+    std::vector<std::pair<std::string, uint64_t>>().swap(p.failure_causes);
+    std::vector<output::LearnerResult>().swap(p.learners);
+    std::vector<std::pair<std::string, double>>().swap(p.badput);
+    p.diagnostics = {};
+  }
+}
+
+// Memory of `n` seeds run `jobs` at a time: each running seed holds a whole run (`per_run`
+// bytes, the single-run estimate), each finished one its metrics.
+double seeds_bytes(const models::PreparedScenario& prepared, double per_run, uint64_t n,
+                   unsigned jobs) {
+  const double kept = sizeof(output::RunResult) +
+                      static_cast<double>(prepared.policies.size()) *
+                          (sizeof(output::PolicyResult) + 128);  // + names
+  return static_cast<double>(std::min<uint64_t>(jobs, n)) * per_run +
+         static_cast<double>(n) * kept;
+}
+
 std::vector<output::RunResult> run_seeds(const RunOptions& options,
                                          const models::PreparedScenario& prepared,
                                          const std::vector<std::string>& sets,
@@ -63,11 +91,13 @@ std::vector<output::RunResult> run_seeds(const RunOptions& options,
   }
   std::vector<output::RunResult> runs(n);
   sweep::TaskPool pool(options.jobs.value_or(sweep::TaskPool::default_threads()));
+  // Each finished seed keeps only its metrics (keep_metrics_only): seeds_bytes() counts it.
   for (uint64_t i = 0; i < n; ++i) {
     pool.submit([&, i] {
       runs[i] = models::run_scenario(prepared, first + i, nullptr);
       runs[i].sets = sets;
       output::write_run_outputs(runs[i], dir / fmt::format("seed-{}", first + i));
+      keep_metrics_only(runs[i]);
     });
   }
   pool.wait();
@@ -103,7 +133,7 @@ std::string replications_csv(const std::vector<output::RunResult>& runs) {
   return out;
 }
 
-int run_replications(const RunOptions& options, std::ostream& out) {
+int run_replications(const RunOptions& options, std::ostream& out, std::ostream& err) {
   if (options.events || options.trace) {
     throw ScenarioError("--seeds", "", "--events and --trace record a single run; drop them "
                                        "or leave out --seeds");
@@ -111,11 +141,35 @@ int run_replications(const RunOptions& options, std::ostream& out) {
   const ScenarioSource src = load_scenario(options.scenario, options.sets, options.seed);
   const models::Registry registry = models::builtin_registry();
   models::PreparedScenario prepared = prepare_source(src, registry);
-  models::enforce_limits(prepared, models::estimate_resources(prepared),
-                         resolve_limits(options.limits));
+  const models::ResourceLimits limits = resolve_limits(options.limits);
+  const models::ResourceEstimate estimate = models::estimate_resources(prepared);
+  models::enforce_limits(prepared, estimate, limits);
+  const unsigned jobs = options.jobs.value_or(sweep::TaskPool::default_threads());
+  const double bytes = seeds_bytes(prepared, estimate.bytes, *options.seeds, jobs);
+  if (!(bytes <= limits.max_bytes)) {
+    throw ScenarioError("--seeds", "", fmt::format(
+        "{} seeds, {} at a time, would need about {} of memory, more than --max-memory {}; "
+        "run fewer seeds or fewer at a time (--jobs), or raise --max-memory",
+        *options.seeds, std::min<uint64_t>(jobs, *options.seeds), scenario::format_bytes(bytes),
+        scenario::format_bytes(limits.max_bytes)));
+  }
   const std::filesystem::path dir =
       options.out_dir ? *options.out_dir : "out/" + prepared.scenario.name;
   std::filesystem::create_directories(dir);
+  // replications.csv and seed-<s>/ for the seeds of this run.
+  const uint64_t first = prepared.scenario.seed, n = *options.seeds;
+  const auto rewritten = [first, n](const std::string& name) {
+    if (name == "replications.csv") return true;
+    if (!name.starts_with("seed-")) return false;
+    const std::string digits = name.substr(5);
+    if (digits.empty() || digits.size() > 19 || (digits.size() > 1 && digits[0] == '0') ||
+        digits.find_first_not_of("0123456789") != std::string::npos) {
+      return false;
+    }
+    const uint64_t seed = std::stoull(digits);
+    return seed >= first && seed - first < n;
+  };
+  note_removed(err, dir, clear_previous_run(dir, rewritten), rewritten);
   const std::vector<output::RunResult> runs = run_seeds(options, prepared, src.sets, dir);
   output::write_file_atomically(dir / "replications.csv", replications_csv(runs));
   if (options.quiet) return 0;

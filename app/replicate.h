@@ -25,6 +25,6 @@ const std::vector<ReplicatedMetric>& replicated_metrics();
 std::string replications_csv(const std::vector<output::RunResult>& runs);
 
 // REQUIRES: options.seeds >= 2. Throws scenario::ScenarioError on bad input.
-int run_replications(const RunOptions& options, std::ostream& out);
+int run_replications(const RunOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace goodsim::app

@@ -24,6 +24,7 @@ struct RunOptions {
   std::optional<uint64_t> seed;
   std::optional<std::string> out_dir;   // default: out/<scenario name>
   bool events = false;                  // also write events.jsonl
+  std::optional<std::string> max_output;  // cap on events.jsonl, a byte size (default 1GiB)
   bool trace = false;                   // also write trace.json.gz (Perfetto / Chrome)
   bool quiet = false;                   // no table
   bool verbose = false;                 // also print each policy's events and events/s

@@ -4,6 +4,7 @@
 
 #include "demo_scenario.h"
 #include "sim/scenario/error.h"
+#include "sim/scenario/input_file.h"
 #include "sim/scenario/json_file.h"
 #include "sim/scenario/overrides.h"
 #include "sim/scenario/scenario.h"
@@ -17,7 +18,7 @@ ScenarioSource load_scenario(const std::optional<std::string>& path,
                              const std::optional<uint64_t>& seed) {
   ScenarioSource src;
   if (path) {
-    src.label = *path;
+    src.label = scenario::input_label(*path);  // "-": standard input, "<stdin>"
     src.doc = scenario::load_json_file(*path);
   } else {
     src.label = "<demo>";

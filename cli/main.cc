@@ -3,9 +3,13 @@
 // 2 bad input (scenario errors, bad arguments, unwritable outputs).
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <new>
 
+#include "cli/arguments.h"
 #include "app/bandwidth.h"
 #include "app/calibrate/calibrate_command.h"
 #include "app/commands.h"
@@ -16,6 +20,7 @@
 #include "app/sweep/sweep.h"
 #include "app/sweep/task_pool.h"
 #include "sim/core/version.h"
+#include "sim/output/atomic_file.h"
 #include "sim/scenario/error.h"
 
 namespace {
@@ -40,9 +45,13 @@ void add_run(CLI::App& app, RunOptions& opt) {
   run->add_option("scenario", opt.scenario, "Scenario JSON file; omit for the built-in demo");
   run->add_option("--set", opt.sets, "Override a scenario key before validation, e.g. "
                                      "--set horizon=30d --set policies.0.restart_time=10m");
-  run->add_option("--seed", opt.seed, "Seed for this run (overrides the scenario's seed)");
+  run->add_option("--seed", opt.seed, "Seed for this run (overrides the scenario's seed)")
+      ->check(goodsim::cli::seed_validator());
   run->add_option("--out", opt.out_dir, "Output directory (default: out/<scenario name>)");
   run->add_flag("--events", opt.events, "Also write events.jsonl (one line per event)");
+  run->add_option("--max-output", opt.max_output,
+                  "Cap on events.jsonl (default 1GiB); a file that reaches it ends with a "
+                  "{\"truncated\": true} line");
   run->add_flag("--trace", opt.trace, "Also write trace.json.gz, a timeline for "
                                       "ui.perfetto.dev or chrome://tracing");
   run->add_flag("--quiet,-q", opt.quiet, "Do not print the comparison table");
@@ -50,7 +59,7 @@ void add_run(CLI::App& app, RunOptions& opt) {
                                              "wall-clock time and the events per second");
   run->add_option("--seeds", opt.seeds, "Replications: the seed and the next N-1, each written "
                                         "to DIR/seed-<seed>/; the table shows means and 95% CIs")
-      ->check(CLI::PositiveNumber);
+      ->check(goodsim::cli::count_validator());
   run->add_option("--jobs,-j", opt.jobs, "With --seeds: runs in parallel (default: cores)")
       ->check(CLI::Range(1u, goodsim::app::sweep::kMaxJobs));
   add_limits(*run, opt.limits);
@@ -67,7 +76,7 @@ void add_sweep(CLI::App& app, SweepOptions& opt) {
       ->allow_extra_args(false);
   s->add_option("--seeds", opt.seeds, "Seeds per grid point: the scenario's seed and the next "
                                       "N-1 (default 10; initial count with --ci-target)")
-      ->check(CLI::PositiveNumber);
+      ->check(goodsim::cli::count_validator());
   s->add_option("--jobs,-j", opt.jobs, "Runs in parallel (default: number of cores)")
       ->check(CLI::Range(1u, goodsim::app::sweep::kMaxJobs));
   s->add_option("--out", opt.out_dir, "Output directory (default: out/<scenario name>-sweep)");
@@ -95,7 +104,7 @@ void add_check(CLI::App& app, CheckOptions& opt) {
   c->add_option("scenarios", opt.scenarios, "Scenario JSON files")->required();
   c->add_option("--baseline", opt.baseline, "Baseline JSON file")->required();
   c->add_option("--seeds", opt.seeds, "Seeds per scenario (default: the baseline's, else 5)")
-      ->check(CLI::PositiveNumber);
+      ->check(goodsim::cli::count_validator());
   c->add_option("--tolerance", opt.tolerances, "Absolute worsening allowed: X for every metric, "
                                                "or METRIC=X (replaces the statistical rule)")
       ->allow_extra_args(false);
@@ -126,7 +135,8 @@ void add_bandwidth(CLI::App& app, BandwidthOptions& opt) {
   b->add_option("--tolerance", opt.tolerance, "Relative precision of each answer (default 0.01)");
   b->add_option("--policy", opt.policies, "Only these policies (by name; default: all)")
       ->delimiter(',');
-  b->add_option("--seed", opt.seed, "Seed (overrides the scenario's seed)");
+  b->add_option("--seed", opt.seed, "Seed (overrides the scenario's seed)")
+      ->check(goodsim::cli::seed_validator());
   b->add_option("--set", opt.sets, "Override a scenario key first (as in run)")
       ->allow_extra_args(false);
 }
@@ -172,9 +182,22 @@ int dispatch(CLI::App& app, const Options& opt) {
   return 0;
 }
 
+// `code`, unless what went to standard output could not all be written (a full disk,
+// /dev/full): then exit 2 with a message, never 0 with output silently lost.
+int checked_stdout(int code) {
+  errno = 0;
+  std::cout.flush();
+  const bool failed = std::cout.fail() || std::fflush(stdout) != 0 || std::ferror(stdout);
+  if (!failed) return code;
+  std::cerr << "error: cannot write to standard output: "
+            << (errno != 0 ? std::strerror(errno) : "write error") << "\n";
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  goodsim::output::install_interrupt_cleanup();
   CLI::App app{"goodsim: discrete-event simulator of ML-training clusters under failures"};
   app.set_version_flag("--version", goodsim::core::kVersion);
   Options opt;
@@ -209,11 +232,18 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    const auto unknown = argc > 1 ? goodsim::cli::unknown_command_message(
+                                        argv[1], goodsim::cli::command_names(app))
+                                  : std::nullopt;
+    if (unknown) {
+      std::cerr << "error: " << *unknown << "\n";
+    } else {
+      app.exit(e);
+    }
     return 2;
   }
   try {
-    return dispatch(app, opt);
+    return checked_stdout(dispatch(app, opt));
   } catch (const goodsim::scenario::ScenarioError& e) {
     goodsim::app::print_errors(std::cerr, e);
     return 2;

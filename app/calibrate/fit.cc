@@ -182,7 +182,10 @@ std::vector<double> start_point(size_t i, size_t n) {
   static constexpr unsigned kPrimes[] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37};
   std::vector<double> z(n, 0.5);
   if (i == 0) return z;
-  for (size_t k = 0; k < n; ++k) z[k] = halton(i, kPrimes[k % std::size(kPrimes)]);
+  // Halton point 1 is 0.5 in base 2: with one knob it is the centre again, so a single
+  // knob's restarts begin at point 2.
+  const size_t index = n == 1 ? i + 1 : i;
+  for (size_t k = 0; k < n; ++k) z[k] = halton(index, kPrimes[k % std::size(kPrimes)]);
   return z;
 }
 

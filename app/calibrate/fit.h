@@ -58,7 +58,7 @@ struct FitResult {
 // REQUIRES: objective.knobs().size() <= objective.observations().size().
 FitResult fit(Objective& objective, const FitOptions& options, std::ostream& progress);
 
-// The i-th start (0: the centre) for n knobs.
+// The i-th start (0: the centre) for n knobs; no later start is the centre.
 std::vector<double> start_point(size_t i, size_t n);
 
 }  // namespace goodsim::app::calibrate

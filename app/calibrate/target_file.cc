@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <fstream>
 #include <memory>
 #include <sstream>
 
@@ -13,6 +12,7 @@
 #include "app/sweep/metrics.h"
 #include "sim/scenario/csv_reader.h"
 #include "sim/scenario/error.h"
+#include "sim/scenario/input_file.h"
 #include "sim/scenario/json_file.h"
 #include "sim/scenario/reader.h"
 
@@ -42,11 +42,11 @@ void check(const Observation& o, const std::string& file, const std::string& pat
 }
 
 std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw scenario::ScenarioError(path, "", "cannot read the target file");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  try {
+    return scenario::read_input(path, "target file");
+  } catch (const scenario::ScenarioError& e) {
+    throw scenario::ScenarioError(e.file(), "", "cannot read the target file: " + e.message());
+  }
 }
 
 std::vector<std::string> split_sets(const std::string& text) {

@@ -8,6 +8,7 @@
 #include "sim/output/atomic_file.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/json_file.h"
+#include "sim/scenario/overrides.h"
 
 namespace goodsim::app::sweep {
 namespace {
@@ -30,6 +31,15 @@ std::vector<models::PreparedScenario> prepare_points(const ScenarioSource& src,
       points.push_back(std::move(prepared));
     } catch (const ScenarioError& e) {
       if (grid.axes().empty()) throw;
+      // An error at a key an axis sets is the --vary argument's, at that key.
+      std::vector<scenario::KeySource> sources;
+      for (const Axis& a : grid.axes()) sources.push_back({"--vary", a.path});
+      const ScenarioError attributed = scenario::attribute_to_sources(e, sources);
+      if (attributed.file() == "--vary") {
+        throw ScenarioError("--vary", attributed.path(),
+                            fmt::format("{} (grid point {}: {})", attributed.message(), p,
+                                        grid.describe(p)));
+      }
       throw ScenarioError("--vary", "",
                           fmt::format("grid point {} ({}) is not a valid scenario: {}", p,
                                       grid.describe(p), e.what()));

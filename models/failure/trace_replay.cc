@@ -7,7 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -18,6 +18,7 @@
 #include "sim/core/check.h"
 #include "sim/scenario/csv_reader.h"
 #include "sim/scenario/error.h"
+#include "sim/scenario/input_file.h"
 #include "sim/scenario/units.h"
 #include "sim/scenario/utf8.h"
 
@@ -275,11 +276,17 @@ TraceReplayConfig TraceReplayConfig::from_json(scenario::ObjectReader& r,
   if (r.describing() || ctx.layout == nullptr) return c;
   if (c.file.empty()) r.fail("file", "expected the name of a CSV trace file, got \"\"");
   const std::filesystem::path path = ctx.resolve(c.file);
-  std::ifstream in(path);
-  if (!in || std::filesystem::is_directory(path)) {
-    r.fail("file", fmt::format("cannot open trace file \"{}\" (a relative name is relative to "
-                               "the scenario file's directory)", path.string()));
+  std::string text;
+  try {
+    text = scenario::read_input(path.string(), "trace file");
+  } catch (const scenario::ScenarioError& e) {
+    r.fail("file", fmt::format("trace file \"{}\": {}{}", path.string(), e.message(),
+                               std::filesystem::path(c.file).is_relative()
+                                   ? " (a relative name is relative to the scenario file's "
+                                     "directory)"
+                                   : ""));
   }
+  std::istringstream in(std::move(text));
   c.trace = std::make_shared<const Trace>(parse_trace(in, path.string(), *ctx.layout));
   return c;
 }

@@ -58,17 +58,18 @@ def test_bad_override_names_overrides_path_and_message():
     assert 'did you mean "cluster"' in e.value.message
     assert str(e.value).startswith("overrides: clustr: ")
     assert isinstance(e.value, ValueError)
-    # ...a new key in an existing object fails validation, as with --set.
+    # ...a new key in an existing object fails validation, as with --set, and the error
+    # names the override that made it, not the document.
     with pytest.raises(goodsim.ScenarioError) as e:
         goodsim.load(SMALL, overrides={"cluster.chps": 128})
-    assert (e.value.file, e.value.path) == ("<dict>", "cluster.chps")
+    assert (e.value.file, e.value.path) == ("overrides", "cluster.chps")
     assert 'did you mean "chips"' in e.value.message
 
 
 def test_invalid_value_names_the_json_path():
     with pytest.raises(goodsim.ScenarioError) as e:
         goodsim.load(SMALL, overrides={"cluster.chips": -5})
-    assert (e.value.file, e.value.path) == ("<dict>", "cluster.chips")
+    assert (e.value.file, e.value.path) == ("overrides", "cluster.chips")
     assert "expected a count" in e.value.message
 
 

@@ -42,7 +42,10 @@ void ClusterState::apply(Domain d, uint32_t id, bool failing, core::SimTime now,
 }
 
 bool ClusterState::add_outage(ChipId c) {
-  GOODSIM_CHECK_MSG(chip_depth_[c] < UINT8_MAX, "more than 255 overlapping outages on a chip");
+  if (chip_depth_[c] == UINT8_MAX) {  // the byte is saturated: count the rest aside
+    ++deep_outages_[c];
+    return false;
+  }
   if (chip_depth_[c]++ != 0) return false;
   ++down_chips_;
   if (slice_down_chips_[layout_.slice_of(c)]++ != 0) return false;
@@ -52,6 +55,12 @@ bool ClusterState::add_outage(ChipId c) {
 
 bool ClusterState::remove_outage(ChipId c) {
   GOODSIM_CHECK_MSG(chip_depth_[c] > 0, "repair of a chip that is not down");
+  if (chip_depth_[c] == UINT8_MAX) {
+    if (const auto it = deep_outages_.find(c); it != deep_outages_.end()) {
+      if (--it->second == 0) deep_outages_.erase(it);
+      return false;
+    }
+  }
   if (--chip_depth_[c] != 0) return false;
   --down_chips_;
   if (--slice_down_chips_[layout_.slice_of(c)] != 0) return false;

@@ -3,7 +3,10 @@
 // Each chip has an outage depth: the number of active outages that cover it
 // (its own failure, its host's, its slice's, its site's). A chip is up iff its
 // depth is zero; a slice is up iff all of its chips are up. Tables are one byte
-// per chip and four per slice, so 1.5M chips cost about 1.5 MB.
+// per chip and four per slice, so 1.5M chips cost about 1.5 MB. Any depth is
+// supported: a chip's byte saturates at 255 and the outages beyond it are
+// counted in a small side table (a trace may fail one chip again and again
+// before it returns).
 //
 // Every fail()/repair() notifies the observers once, after the tables are
 // updated, with the slices whose up/down state flipped. Observers are
@@ -124,6 +127,7 @@ class ClusterState {
 
   const Layout& layout_;
   std::vector<uint8_t> chip_depth_;
+  std::map<ChipId, uint64_t> deep_outages_;  // outages beyond 255, for chips at 255
   std::vector<uint32_t> slice_down_chips_;
   uint64_t down_chips_ = 0;
   uint32_t down_slices_ = 0;

@@ -29,7 +29,16 @@ class AtomicFile {
   std::filesystem::path temp_;
   std::ofstream out_;
   bool committed_ = false;
+  int slot_ = -1;  // in the table of live temporary files (install_interrupt_cleanup)
 };
+
+// Makes SIGINT and SIGTERM remove the temporary files of every AtomicFile alive in the
+// process (up to 64 at a time; any beyond are removed by the next run's stale-file
+// cleanup), say so on standard error ("goodsim: interrupted; removed 2 temporary files"),
+// then end the process by the same signal. Call once, from main(). Signals are
+// process-wide, so the table of live temporary files is the one process-wide table of
+// goodsim; it is filled and read without locks or allocation.
+void install_interrupt_cleanup();
 
 // Writes `content` to `target` atomically.
 void write_file_atomically(const std::filesystem::path& target, const std::string& content);

@@ -45,8 +45,12 @@ Json learner_json(const LearnerResult& l) {
 Json policy_json(const PolicyResult& p) {
   Json badput = Json::object();
   for (const auto& [category, chip_seconds] : p.badput) badput[category] = chip_seconds;
+  // Cause names are distinct (interned per run): they are appended without the linear key
+  // search of ordered_json's operator[], which made a summary quadratic in the causes.
   Json causes = Json::object();
-  for (const auto& [cause, count] : p.failure_causes) causes[cause] = count;
+  auto& cause_entries = causes.get_ref<Json::object_t&>();
+  cause_entries.reserve(p.failure_causes.size());
+  for (const auto& [cause, count] : p.failure_causes) cause_entries.emplace_back(cause, count);
   Json learners = Json::array();
   for (const LearnerResult& l : p.learners) learners.push_back(learner_json(l));
   return {{"name", p.name},
@@ -103,8 +107,8 @@ std::string timeseries_csv(const RunResult& run) {
 
 void write_run_outputs(const RunResult& run, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
-  write_file_atomically(dir / "summary.json", summary_json(run).dump(2) + "\n");
   write_file_atomically(dir / "timeseries.csv", timeseries_csv(run));
+  write_file_atomically(dir / "summary.json", summary_json(run).dump(2) + "\n");
 }
 
 }  // namespace goodsim::output

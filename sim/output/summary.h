@@ -26,7 +26,8 @@ nlohmann::ordered_json summary_json(const RunResult& run);
 // policy,time_s,healthy_chips,active_chips,training,steps,tokens,goodput,downtime_s,loss
 std::string timeseries_csv(const RunResult& run);
 
-// Writes DIR/summary.json and DIR/timeseries.csv atomically, creating DIR.
+// Writes DIR/timeseries.csv, then DIR/summary.json (last, so that a summary marks a
+// complete run), each atomically, creating DIR.
 void write_run_outputs(const RunResult& run, const std::filesystem::path& dir);
 
 }  // namespace goodsim::output

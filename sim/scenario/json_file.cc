@@ -1,17 +1,13 @@
 #include "sim/scenario/json_file.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "sim/scenario/error.h"
+#include "sim/scenario/input_file.h"
 
 namespace goodsim::scenario {
 namespace {
@@ -129,24 +125,6 @@ class GuardedDom {
   std::optional<Error> error_;
 };
 
-std::string read_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw ScenarioError(path, "", "cannot read: it is a directory");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioError(path, "", fmt::format("cannot open: {}", std::strerror(errno)));
-  const auto size = std::filesystem::file_size(path, ec);
-  if (!ec && size > kMaxJsonBytes) {
-    throw ScenarioError(path, "", fmt::format("the file has {} bytes; a scenario may have at "
-                                              "most {} (64 MiB)", size, kMaxJsonBytes));
-  }
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw ScenarioError(path, "", "cannot read");
-  return content.str();
-}
-
 // The parsed document, or the parser's error (syntax, number overflow).
 std::pair<json, std::optional<GuardedDom::Error>> parse_guarded(std::string_view text,
                                                                const std::string& label) {
@@ -174,6 +152,8 @@ std::optional<json> try_parse_json_text(std::string_view text, const std::string
   return std::move(doc);
 }
 
-json load_json_file(const std::string& path) { return parse_json_text(read_file(path), path); }
+json load_json_file(const std::string& path) {
+  return parse_json_text(read_input(path, "scenario", kMaxJsonBytes), input_label(path));
+}
 
 }  // namespace goodsim::scenario

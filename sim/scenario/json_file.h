@@ -17,7 +17,9 @@ inline constexpr size_t kMaxJsonBytes = size_t{64} << 20;  // 64 MiB of text
 inline constexpr size_t kMaxJsonDepth = 64;                // objects and lists inside each other
 inline constexpr size_t kMaxJsonValues = 2'000'000;        // values of any kind, keys excluded
 
-// Reads and parses the JSON file at `path` (strict JSON: no comments, no trailing commas).
+// Reads (read_input: "-" is standard input, any kind of file is read as a stream within
+// kMaxJsonBytes) and parses the JSON file at `path` (strict JSON: no comments, no trailing
+// commas).
 // Any JSON value is returned; checking that it is an object is the caller's job.
 // Throws ScenarioError naming the file when it cannot be opened or read, when it is a
 // directory, on a syntax error (with line and column, e.g.

@@ -130,16 +130,13 @@ void apply_override(nlohmann::json& doc, std::string_view assignment) {
 
 namespace {
 
-ScenarioError attribute_one(const ScenarioError& error,
-                            const std::vector<std::string>& assignments) {
+ScenarioError attribute_one(const ScenarioError& error, const std::vector<KeySource>& sources) {
   const std::string& at = error.path();
-  for (auto it = assignments.rbegin(); it != assignments.rend(); ++it) {
-    const size_t eq = it->find('=');
-    if (eq == std::string::npos) continue;
-    const std::string_view key = trim(std::string_view(*it).substr(0, eq));
+  for (auto it = sources.rbegin(); it != sources.rend(); ++it) {
+    const std::string& key = it->path;
     const bool under = at.size() > key.size() && at.starts_with(key) && at[key.size()] == '.';
     if (!key.empty() && (at == key || under)) {
-      return ScenarioError(fmt::format("{} {}", kSource, *it), at, error.message());
+      return ScenarioError(it->label, at, error.message());
     }
   }
   return error;
@@ -147,13 +144,25 @@ ScenarioError attribute_one(const ScenarioError& error,
 
 }  // namespace
 
+ScenarioError attribute_to_sources(const ScenarioError& error,
+                                   const std::vector<KeySource>& sources) {
+  const std::vector<ScenarioError> all = error.errors();
+  if (all.size() == 1) return attribute_one(error, sources);
+  std::vector<ScenarioError> out;
+  for (const ScenarioError& e : all) out.push_back(attribute_one(e, sources));
+  return ScenarioError::combined(std::move(out), error.left_out());
+}
+
 ScenarioError attribute_to_override(const ScenarioError& error,
                                     const std::vector<std::string>& assignments) {
-  const std::vector<ScenarioError> all = error.errors();
-  if (all.size() == 1) return attribute_one(error, assignments);
-  std::vector<ScenarioError> out;
-  for (const ScenarioError& e : all) out.push_back(attribute_one(e, assignments));
-  return ScenarioError::combined(std::move(out), error.left_out());
+  std::vector<KeySource> sources;
+  for (const std::string& a : assignments) {
+    const size_t eq = a.find('=');
+    if (eq == std::string::npos) continue;
+    sources.push_back({fmt::format("{} {}", kSource, a),
+                       std::string(trim(std::string_view(a).substr(0, eq)))});
+  }
+  return attribute_to_sources(error, sources);
 }
 
 }  // namespace goodsim::scenario

@@ -39,4 +39,19 @@ void apply_override(nlohmann::json& doc, std::string_view assignment);
 ScenarioError attribute_to_override(const ScenarioError& error,
                                     const std::vector<std::string>& assignments);
 
+// Where a scenario key was given outside the file: `label` names the argument in messages
+// ("--set cluster.chips=-5", "--vary horizon=1d", "--fit policies.0.restart_time"), `path`
+// is the key it assigns ("cluster.chips"). Every option that sets keys by path (--set,
+// --vary, --fit, and any later one) attributes errors through attribute_to_sources.
+struct KeySource {
+  std::string label;
+  std::string path;
+};
+
+// Each error `error` stands for that lies at or under the path of one of `sources`,
+// addressed to the last such source (the one that took effect): its file becomes the
+// source's label, its path and message are kept. Any other error is returned unchanged.
+ScenarioError attribute_to_sources(const ScenarioError& error,
+                                   const std::vector<KeySource>& sources);
+
 }  // namespace goodsim::scenario

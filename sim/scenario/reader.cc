@@ -119,6 +119,7 @@ struct ObjectReader::State {
   bool describe = false;
   ErrorList* errors = nullptr;  // collecting mode when set (see reader.h)
   std::set<std::string, std::less<>> known;
+  std::set<std::string, std::less<>> reported;  // unknown keys already reported
   // Nested readers in creation order, by path; reused so that reading the same object twice
   // accumulates known keys in one place.
   std::vector<std::shared_ptr<State>> children;
@@ -363,7 +364,7 @@ void ObjectReader::finish() const {
   if (state_->errors != nullptr && state_->errors->stopped_at(state_->path)) return;
   const json& obj = *state_->obj;
   for (auto it = obj.begin(); it != obj.end(); ++it) {
-    if (state_->known.count(it.key()) != 0) continue;
+    if (state_->known.count(it.key()) != 0 || state_->reported.count(it.key()) != 0) continue;
     const std::vector<std::string> candidates(state_->known.begin(), state_->known.end());
     report(it.key(), "unknown key; " + key_hint(it.key(), candidates), false);
   }
@@ -381,8 +382,21 @@ void ObjectReader::report(std::string_view key, std::string_view message, bool r
       replaced);
 }
 
+// A required key is most often missing because it is misspelled: the unknown keys close to
+// it come first, with the suggestion, then the missing key.
 void ObjectReader::report_missing(std::string_view key) const {
-  report("", fmt::format("missing required key \"{}\"", key));
+  const std::string file = state_->file ? *state_->file : "";
+  std::vector<ScenarioError> found;
+  const json& obj = *state_->obj;
+  const std::vector<std::string> wanted{std::string(key)};
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (state_->known.count(it.key()) != 0 || !closest_match(it.key(), wanted)) continue;
+    state_->reported.insert(it.key());
+    found.emplace_back(file, key_path(it.key()), "unknown key; " + key_hint(it.key(), wanted));
+  }
+  found.emplace_back(file, key_path(""), fmt::format("missing required key \"{}\"", key));
+  if (state_->errors == nullptr) throw ScenarioError::combined(std::move(found), 0);
+  for (size_t i = 0; i < found.size(); ++i) state_->errors->add(found[i], i + 1 == found.size());
 }
 
 bool ObjectReader::describing() const { return state_->describe; }

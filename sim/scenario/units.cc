@@ -408,10 +408,10 @@ std::string format_bandwidth_bps(double bits_per_second) {
 
 std::string format_flops(double flops) { return format_si(flops, "FLOPS"); }
 
+// Always binary prefixes, as the limits (--max-memory 8GiB) are written: one screen never
+// mixes kB and KiB.
 std::string format_bytes(double bytes) {
-  std::string si = format_si(bytes, "B");
-  std::string binary = format_prefixed(bytes, "B", 1024.0, {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"});
-  return binary.size() < si.size() ? binary : si;
+  return format_prefixed(bytes, "B", 1024.0, {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"});
 }
 
 std::string format_number(double value) { return fmt::format("{}", value); }

@@ -59,7 +59,7 @@ double fraction_from_json(const nlohmann::json& value);
 //   format_duration: "0s", "250ms", "1.5s", "1h 30m", "5m 30s", "3.2d", "1y" (negative: "-5s")
 //   format_bandwidth_bps: "5Gbps", "400Mbps", "1.6Tbps"
 //   format_flops: "459TFLOPS"
-//   format_bytes: "2.3TB", "16GiB" (whichever of SI or binary is shorter)
+//   format_bytes: "16GiB", "2.092TiB", "512B" (always binary prefixes: KiB, MiB, GiB, ...)
 //   format_number: shortest round-trip text of a double ("0.25", "1e+20")
 std::string format_duration(core::Duration d);
 std::string format_bandwidth_bps(double bits_per_second);

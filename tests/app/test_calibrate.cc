@@ -160,6 +160,20 @@ TEST_CASE("calibrate: recovers a known restart time and resize cost within its i
   CHECK(calibrated["policies"][1]["downscale_time"] == calibrated["policies"][1]["upscale_time"]);
 }
 
+TEST_CASE("calibrate: restarts never start again at the centre", "[calibrate]") {
+  // With one knob, Halton point 1 (0.5 in base 2) was the centre, evaluated twice.
+  for (size_t n : {1, 2, 3}) {
+    INFO(n);
+    std::vector<std::vector<double>> starts;
+    for (size_t i = 0; i <= 6; ++i) {
+      const std::vector<double> z = start_point(i, n);
+      REQUIRE(z.size() == n);
+      for (const auto& earlier : starts) CHECK(z != earlier);
+      starts.push_back(z);
+    }
+  }
+}
+
 TEST_CASE("calibrate: bad observations and knobs are input errors", "[calibrate]") {
   ScratchDir dir("calibrate-bad");
   write(dir / "scenario.json", goodsim::testing::small_scenario("2d", "30d", "10m", "30m").dump());

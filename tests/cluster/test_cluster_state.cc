@@ -79,5 +79,26 @@ TEST_CASE("a domain failure takes down exactly its chips and its repair returns 
   CHECK(rec.failed == std::vector<bool>{true, true, true, false, false, false});
 }
 
+TEST_CASE("a chip's outages may overlap to any depth", "[cluster]") {
+  // One byte per chip saturates at 255; deeper outages used to abort the run.
+  const Layout l = small_layout();
+  ClusterState s(l);
+  const core::SimTime t{};
+  constexpr int kDepth = 1000;
+  for (int i = 0; i < kDepth; ++i) s.fail(Domain::kChip, 5, t);
+  s.fail(Domain::kSlice, 1, t);  // chips 4-7, chip 5 among them
+  CHECK(s.down_chips() == 4);
+  s.repair(Domain::kSlice, 1, t);
+  CHECK(s.down_chips() == 1);
+  for (int i = 0; i < kDepth - 1; ++i) s.repair(Domain::kChip, 5, t);
+  CHECK_FALSE(s.chip_up(5));
+  CHECK_FALSE(s.slice_up(1));
+  s.repair(Domain::kChip, 5, t);
+  CHECK(s.chip_up(5));
+  CHECK(s.slice_up(1));
+  CHECK(s.down_chips() == 0);
+  CHECK(s.down_slices() == 0);
+}
+
 }  // namespace
 }  // namespace goodsim::cluster

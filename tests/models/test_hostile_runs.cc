@@ -3,6 +3,7 @@
 // before anything is allocated.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -12,6 +13,7 @@
 #include "models/resource_estimate.h"
 #include "sim/cluster/cluster_state.h"
 #include "sim/scenario/error.h"
+#include "sim/output/summary.h"
 #include "sim/scenario/json_file.h"
 #include "tests/support/scenarios.h"
 
@@ -108,6 +110,40 @@ TEST_CASE("hostile: a trace with 70,000 distinct causes parses and replays",
   std::istringstream bad("time,duration,target,cause\n1s,1s,chip:0,caf\xC3\n");
   CHECK_THROWS_WITH(failure::parse_trace(bad, "t.csv", cluster::Layout(4, 2, {{"a", 2}})),
                     "t.csv: line 2, column 4 (cause): the cause is not valid UTF-8 text");
+}
+
+TEST_CASE("hostile: 300 overlapping outages of one chip run to the end",
+          "[models][hostile]") {
+  // Aborted (exit 134) when a chip's outage depth passed 255.
+  const PreparedScenario p = prepare_regress("deep_overlap_300.json");
+  const output::RunResult run = run_scenario(p, 1, nullptr);
+  check_books(run);
+  REQUIRE(run.policies.size() == 1);
+  CHECK(run.policies[0].failures == 300);
+  // Chip 3 is down from 60 s until the last of the day-long outages ends, 359 s + 1 d.
+  double down = 0;
+  for (const auto& [category, chip_s] : run.policies[0].badput) {
+    if (category == "down") down = chip_s;
+  }
+  CHECK(down == Approx(86'400 + 299));
+}
+
+TEST_CASE("hostile: a summary with 200,000 distinct causes is written in linear time",
+          "[models][hostile]") {
+  // ordered_json's operator[] searched the causes linearly: 200,000 took about 2 minutes.
+  output::RunResult run;
+  run.policies.emplace_back();
+  for (uint64_t i = 0; i < 200'000; ++i) {
+    run.policies[0].failure_causes.emplace_back("cause-" + std::to_string(i), i);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const nlohmann::ordered_json doc = output::summary_json(run);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(took < 5.0);  // about 0.1 s; the quadratic version took minutes
+  const auto& causes = doc["policies"][0]["failure_causes"];
+  REQUIRE(causes.size() == 200'000);
+  CHECK(causes.begin().key() == "cause-0");  // in the order the causes were declared
+  CHECK(causes["cause-199999"] == 199'999);
 }
 
 }  // namespace

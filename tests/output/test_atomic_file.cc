@@ -9,8 +9,10 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "sim/output/atomic_file.h"
+#include "sim/output/event_log.h"
 
 namespace goodsim::output {
 namespace {
@@ -48,6 +50,32 @@ TEST_CASE("atomic file: the target appears only on commit", "[output][atomic]") 
   write_file_atomically(dir / "summary.json", "{}");
   CHECK(fs::exists(dir / "summary.json"));
   CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("event log: stops at its cap with a marker line, every line valid JSON",
+          "[output][atomic]") {
+  // events.jsonl had no size limit (a long run wrote 24 GB).
+  const fs::path dir = fresh_dir("events");
+  constexpr uint64_t kCap = 4096;
+  {
+    EventLog log(dir / "events.jsonl", kCap);
+    for (int i = 0; i < 1000; ++i) {
+      log.record(core::SimTime::from_ns(i * 1'000'000'000LL), "dp", "failure",
+                 {{"domain", "chip"}, {"id", i}});
+    }
+    CHECK(log.truncated());
+    log.commit();
+    CHECK(log.dropped() > 900);
+  }
+  std::ifstream in(dir / "events.jsonl");
+  std::vector<nlohmann::json> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  CHECK(fs::file_size(dir / "events.jsonl") <= kCap);
+  REQUIRE(lines.size() > 10);
+  CHECK(lines.back().value("truncated", false));
+  CHECK(lines.back()["max_bytes"] == kCap);
+  CHECK(lines[lines.size() - 2]["event"] == "failure");
   fs::remove_all(dir);
 }
 

@@ -186,6 +186,32 @@ TEST_CASE("ObjectReader: missing required keys", "[scenario][reader]") {
   }
 }
 
+TEST_CASE("ObjectReader: a missing key's misspelling comes first, with its suggestion",
+          "[scenario][reader]") {
+  // {"chps": 64} used to be reported as a missing "chips" only.
+  const json doc = json::parse(R"({"cluster": {"chps": 64, "hosts": 2}})");
+  ObjectReader root(doc, "", file_name());
+  ObjectReader cluster = root.object("cluster");
+  CHECK(error_of([&] { cluster.count("chips", ""); }) ==
+        "scenarios/x.json: cluster.chps: unknown key; did you mean \"chips\"?\n"
+        "scenarios/x.json: cluster: missing required key \"chips\"");
+  // Collecting mode: the same two errors, in that order, and the unknown key only once.
+  sc::ErrorList errors;
+  ObjectReader collecting(doc, "", file_name(), &errors);
+  collecting.object("cluster").count("chips", "");
+  collecting.object("cluster").count("hosts", 1, "");
+  collecting.finish();
+  try {
+    errors.throw_if_any();
+    FAIL("no error");
+  } catch (const ScenarioError& e) {
+    REQUIRE(e.errors().size() == 2);
+    CHECK(e.errors()[0].path() == "cluster.chps");
+    CHECK(e.errors()[0].message() == "unknown key; did you mean \"chips\"?");
+    CHECK(e.errors()[1].message() == "missing required key \"chips\"");
+  }
+}
+
 TEST_CASE("ObjectReader: wrong types name path, expectation and value", "[scenario][reader]") {
   const json doc = json::parse(R"({"v": true, "s": "abc", "o": {"a": 1}, "l": [1]})");
   ObjectReader r(doc, "job", file_name());
@@ -246,7 +272,7 @@ TEST_CASE("ObjectReader: range errors show the range and the value", "[scenario]
   CHECK_THAT(error_of([&] { r.flops("fl", "", 0, 1e18); }),
              Catch::Contains("cluster.fl: expected a FLOP/s rate in [0FLOPS, 1EFLOPS]"));
   CHECK_THAT(error_of([&] { r.bytes("b", "", 0, 1e9); }),
-             Catch::Contains("cluster.b: expected a byte size in [0B, 1GB], got 1TB"));
+             Catch::Contains("cluster.b: expected a byte size in [0B, 953.674MiB], got 931.323GiB"));
   CHECK(r.count("big", "", 1, 5000) == 5000);  // bounds are inclusive
 }
 

@@ -242,7 +242,8 @@ TEST_CASE("format of bandwidth, FLOP/s, bytes and numbers", "[scenario][units]")
   CHECK(sc::format_bandwidth_bps(0) == "0bps");
   CHECK(sc::format_flops(459e12) == "459TFLOPS");
   CHECK(sc::format_flops(1.2e15) == "1.2PFLOPS");
-  CHECK(sc::format_bytes(2.3e12) == "2.3TB");
+  CHECK(sc::format_bytes(2.3e12) == "2.092TiB");  // one convention: never "2.3TB" beside GiB
+  CHECK(sc::format_bytes(4000) == "3.906KiB");
   CHECK(sc::format_bytes(16.0 * 1024 * 1024 * 1024) == "16GiB");
   CHECK(sc::format_bytes(512) == "512B");
   CHECK(sc::format_number(0.25) == "0.25");

@@ -56,6 +56,7 @@ json RandomScenario::make(uint64_t index) {
   doc["policies"] = json::array();
   for (size_t i = 0, n = 1 + below(3); i < n; ++i) doc["policies"].push_back(policy(shape, i));
   if (chance(0.2)) doc["chaos"] = json::array({chaos(shape)});
+  if (chance(0.03)) doc["chaos"] = deep_chaos(shape);
   if (chance(0.5)) doc["loss"] = loss();
   if (chance(0.05)) doc["cluster"]["chips"] = -1;  // invalid on purpose: must exit 2
   if (chance(0.05)) doc["horizon"] = "0s";
@@ -124,6 +125,23 @@ std::string RandomScenario::trace_file(const Shape& shape, uint64_t index) {
   const std::filesystem::path path = dir_ / fmt::format("trace-{}-{}.csv", index, below(1 << 20));
   std::ofstream out(path);
   out << "time,duration,target,cause\n";
+  const uint64_t mode = below(10);
+  if (mode == 0) {  // one chip failed again and again before it returns: depth past 255
+    const uint64_t chip = below(shape.chips());
+    const double start = uniform(0, shape.horizon_s / 2);
+    for (uint64_t i = 0, n = 256 + below(200); i < n; ++i) {
+      out << seconds(start + static_cast<double>(i)) << ',' << around(3600) << ",chip:" << chip
+          << ",deep\n";
+    }
+    return path.string();
+  }
+  if (mode == 1) {  // every outage its own cause
+    for (uint64_t i = 0, n = 1000 + below(4000); i < n; ++i) {
+      out << seconds(uniform(0, shape.horizon_s)) << ',' << around(60) << ",chip:"
+          << below(shape.chips()) << ",cause-" << i << '\n';
+    }
+    return path.string();
+  }
   const std::vector<std::string> kinds = {"chip", "host", "slice", "site"};
   for (uint64_t i = below(40); i > 0; --i) {
     const std::string& kind = kinds[below(kinds.size())];
@@ -198,6 +216,19 @@ json RandomScenario::chaos(const Shape& shape) {
   return {{"at", seconds(uniform(0, shape.horizon_s))}, {"action", "fail"},
           {"target", {{"site", shape.sites[below(shape.sites.size())]}}},
           {"duration", around(1800)}, {"cause", "chaos"}};
+}
+
+json RandomScenario::deep_chaos(const Shape& shape) {
+  // A chip failed 256 or more times over, each outage outlasting the next one's start.
+  const uint64_t chip = below(shape.chips());
+  const double start = uniform(0, shape.horizon_s / 2);
+  json timeline = json::array();
+  for (uint64_t i = 0, n = 256 + below(100); i < n; ++i) {
+    timeline.push_back({{"at", seconds(start + static_cast<double>(i))}, {"action", "fail"},
+                        {"target", {{"chip", chip}}}, {"duration", around(3600)},
+                        {"cause", fmt::format("chaos-{}", i)}});
+  }
+  return timeline;
 }
 
 json RandomScenario::loss() {

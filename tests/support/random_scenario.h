@@ -1,6 +1,8 @@
 // Random scenario documents for property tests: every registered model type appears with
 // random parameters, mostly valid, sometimes out of range (those must be refused with a
 // ScenarioError, never abort). Small clusters and horizons keep each run to milliseconds.
+// Some traces and chaos timelines overlap one chip's outages more than 255 deep, and some
+// traces give every outage its own cause (thousands of distinct causes).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +30,8 @@ class RandomScenario {
   nlohmann::json straggler(const Shape& shape);
   nlohmann::json policy(const Shape& shape, size_t i);
   nlohmann::json chaos(const Shape& shape);
+  // A timeline of 256+ overlapping outages of one chip, each with its own cause.
+  nlohmann::json deep_chaos(const Shape& shape);
   nlohmann::json loss();
   std::string trace_file(const Shape& shape, uint64_t index);
 
