@@ -22,7 +22,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := fuzz_scenario_loader fuzz_trace_parser
 SOAK_SCENARIOS ?= 10000
 
-.PHONY: all deps build run test bench validation asan clang fuzz soak clean
+.PHONY: all deps build run test bench validation calibrate-paper asan clang fuzz soak clean
 
 all: build
 
@@ -49,6 +49,11 @@ bench: build
 
 validation: build
 	$(PYTHON) scripts/validation.py $(BUILD)/cli/goodsim --jobs $(JOBS)
+
+# The Decoupled DiLoCo paper's Table 1: the recovery structure and knobs from its eight
+# calibration cells (scenarios/validation/paper-table1.csv); docs/validation.md.
+calibrate-paper: build
+	GOODSIM=$(BUILD)/cli/goodsim JOBS=$(JOBS) scripts/calibrate_paper.sh
 
 # -O1 -g1: the optimisation ASan recommends, with the line tables its reports need;
 # it compiles in under half the time of RelWithDebInfo's -O2 -g.

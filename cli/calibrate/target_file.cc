@@ -19,7 +19,7 @@
 namespace goodsim::cli::calibrate {
 namespace {
 
-constexpr std::array<const char*, 2> kDerived = {"failures_per_day", "mean_outage_s"};
+constexpr std::array<const char*, 3> kDerived = {"failures_per_day", "mean_outage_s", "ettr"};
 constexpr std::array<const char*, 5> kColumns = {"set", "policy", "metric", "value", "uncertainty"};
 
 bool known_metric(const std::string& m) {
@@ -177,6 +177,7 @@ std::optional<double> metric_value(const output::PolicyResult& p, const std::str
   if (metric == kDerived[1]) {
     return p.outages == 0 ? 0.0 : p.downtime_s / static_cast<double>(p.outages);
   }
+  if (metric == kDerived[2]) return p.ettr;
   return sweep::metric_values(p)[*sweep::metric_index(metric)];
 }
 

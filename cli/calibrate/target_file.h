@@ -14,9 +14,10 @@
 //   JSON: {"observations": [{"set": ["cluster.chips=150000"], "policy": "dp",
 //          "metric": "goodput", "value": 0.72, "uncertainty": 0.01}, ...]}
 //
-// Metrics: every per-policy metric of a sweep (cli/sweep/metrics.h) and two
-// derived ones, failures_per_day (failures / horizon in days) and
-// mean_outage_s (downtime_s / outages, 0 without outages).
+// Metrics: every per-policy metric of a sweep (cli/sweep/metrics.h) and three
+// more, failures_per_day (failures / horizon in days), mean_outage_s
+// (downtime_s / outages, 0 without outages) and ettr (productive chip-time /
+// the job's chips x time: goodput of the allocated chips, spares left out).
 #pragma once
 
 #include <optional>
