@@ -6,7 +6,7 @@
 #   - a failed chip holds up data_parallel until it is repaired, or its slice is replaced
 #     at once from a pool of spares (scenarios/validation/paper-table1/*.json);
 #   - elastic pauses (elastic DP and every Decoupled learner, together): a slice change
-#     during a pause coalesces, extends it or restarts it;
+#     during a pause coalesces into it or restarts it;
 #   - returning slices rejoin at once, or together every 5 minutes (batched upscales);
 # and fitting, for every structure, data_parallel's restart time, one pause for every
 # elastic downscale and upscale, and the failure-return delay (the repair time).
@@ -32,7 +32,7 @@ exec "$GOODSIM" calibrate scenarios/paper-table1.json --target "$V/paper-table1.
   --fit "failures.0.repair_time=1s..1h" \
   --choose "policies.0.failure_during_restart=absorb|extend|restart" \
   --choose "recovery=@$V/paper-table1/wait-for-repair.json|@$V/paper-table1/replace-from-pool.json" \
-  --choose "$MODES=coalesce|extend|restart" \
+  --choose "$MODES=coalesce|restart" \
   --choose "upscale=@$V/paper-table1/upscale-at-once.json|@$V/paper-table1/upscale-every-5m.json" \
   --probe "cluster.chips=300000" --probe "cluster.chips=600000" \
   --probe "cluster.chips=1200000" \

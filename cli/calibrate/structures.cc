@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <ostream>
@@ -48,11 +49,19 @@ class PrefixedLines : public std::streambuf {
   std::string line_;
 };
 
+// "name=value" per choice: a fragment by its file stem, keys moving together by
+// the first path and their count.
 std::string structure_label(const std::vector<Choice>& choices, const std::vector<size_t>& alt) {
   std::string out;
   for (size_t c = 0; c < choices.size(); ++c) {
-    out += fmt::format("{}{}={}", c ? ", " : "", choices[c].name(),
-                       choices[c].alternatives()[alt[c]].label);
+    const Choice& ch = choices[c];
+    const std::string name =
+        ch.paths().size() > 1
+            ? fmt::format("{} (+{} more)", ch.paths().front(), ch.paths().size() - 1)
+            : ch.name();
+    std::string value = ch.alternatives()[alt[c]].label;
+    if (ch.fragments()) value = "@" + std::filesystem::path(value.substr(1)).stem().string();
+    out += fmt::format("{}{}={}", c ? ", " : "", name, value);
   }
   return out;
 }
