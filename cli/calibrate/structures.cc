@@ -66,15 +66,6 @@ std::string structure_label(const std::vector<Choice>& choices, const std::vecto
   return out;
 }
 
-std::vector<std::string> split_sets(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string part; std::getline(in, part, ';');) {
-    if (!part.empty()) out.push_back(part);
-  }
-  return out;
-}
-
 std::vector<Observation> probe_observations(const std::vector<std::string>& probes,
                                             const std::vector<Observation>& targets) {
   std::vector<Observation> out;

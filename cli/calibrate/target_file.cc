@@ -49,15 +49,6 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
-std::vector<std::string> split_sets(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string part; std::getline(in, part, ';');) {
-    if (!part.empty()) out.push_back(part);
-  }
-  return out;
-}
-
 // Column index of each kColumns entry (-1: absent) from the header record.
 std::array<int, 5> csv_columns(const scenario::CsvRecord& header, const std::string& file) {
   std::array<int, 5> at{-1, -1, -1, -1, -1};
@@ -157,6 +148,15 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 
 }  // namespace
+
+std::vector<std::string> split_sets(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string part; std::getline(in, part, ';');) {
+    if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
 
 std::vector<Observation> read_targets(const std::string& path) {
   std::vector<Observation> out =

@@ -44,6 +44,9 @@ struct Observation {
 // uncertainty, no observation at all.
 std::vector<Observation> read_targets(const std::string& path);
 
+// The --set assignments of a `set` field: split at ';', empty parts dropped.
+std::vector<std::string> split_sets(const std::string& text);
+
 // The metric names read_targets accepts ("goodput, uptime, ...").
 std::string target_metric_names();
 

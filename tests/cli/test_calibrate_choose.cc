@@ -15,6 +15,7 @@
 #include "cli/sweep/stats.h"
 #include "models/runner.h"
 #include "sim/scenario/error.h"
+#include "tests/cli/test_calibrate_support.h"
 #include "tests/cli/test_sweep_support.h"
 
 namespace goodsim::cli::calibrate {
@@ -22,17 +23,8 @@ namespace {
 
 using goodsim::testing::ScratchDir;
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const scenario::ScenarioError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
+using test::write;
 
 // One data_parallel job on 16-chip slices, chip MTBF 30 days, repairs 10 min.
 nlohmann::json dp_scenario() {
