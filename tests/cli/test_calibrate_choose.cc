@@ -152,7 +152,7 @@ TEST_CASE("calibrate --choose: bad arguments name the argument; nothing is writt
   CHECK_THAT(fails_with({"policies.0.failure_during_restart=absorb|soak"}),
              Catch::Contains("--choose policies.0.failure_during_restart: "
                              "policies.0.failure_during_restart: \"soak\" is not accepted"));
-  CHECK_THAT(fails_with({"structure=@" + (dir / "missing.json")}),
+  CHECK_THAT(fails_with({"structure=@" + (dir / "missing.json") + "|@" + (dir / "targets.csv")}),
              Catch::Contains("--choose structure: fragment @"));
   CHECK_THAT(fails_with({"policies.0.failure_during_restart=absorb"}),
              Catch::Contains("--choose policies.0.failure_during_restart: expected at least two"));
