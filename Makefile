@@ -28,7 +28,7 @@ SOAK_SCENARIOS ?= 10000
 CONFIGURE = cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DGOODSIM_WERROR=$(WERROR) \
   -DGOODSIM_UNITY=$(UNITY)
 
-.PHONY: all deps build build-goodsim run test bench validation asan-build asan clang fuzz soak clean
+.PHONY: all deps build build-goodsim run test bench validation calibrate-paper asan-build asan clang fuzz soak clean
 
 all: build
 
@@ -60,6 +60,11 @@ bench: build
 
 validation: build
 	$(PYTHON) scripts/validation.py $(BUILD)/cli/goodsim --jobs $(JOBS)
+
+# The Decoupled DiLoCo paper's Table 1: the recovery structure and knobs from its eight
+# calibration cells (scenarios/validation/paper-table1.csv); docs/validation.md.
+calibrate-paper: build
+	GOODSIM=$(BUILD)/cli/goodsim JOBS=$(JOBS) scripts/calibrate_paper.sh
 
 # One build serves the sanitizers and the second compiler: clang, ASan + UBSan,
 # warnings as errors. -O1 -g1: the optimisation ASan recommends, with the line

@@ -1,5 +1,7 @@
 // `goodsim calibrate SCENARIO --fit PATH=LO..HI ... --target FILE`: fits
-// unknown scenario knobs to observed numbers (docs/calibrate.md).
+// unknown scenario knobs to observed numbers (docs/calibrate.md). With
+// `--choose`, fits them under every combination of discrete alternatives and
+// picks the structure the data prefer (structures.h).
 //
 // Writes, atomically, DIR/calibrated.json (the scenario with the fitted
 // values) and DIR/calibration.json (values, 95% intervals, residuals,
@@ -29,6 +31,9 @@ struct CalibrateOptions {
   size_t restarts = 2;                 // starts after the box's centre
   std::optional<std::string> out_dir;  // default out/<scenario name>-calibrate
   bool quiet = false;                  // no progress lines
+  std::vector<std::string> chooses;    // --choose PATH=A|B or NAME=@a.json|@b.json
+  size_t max_structures = 64;          // most combinations of the choices
+  std::vector<std::string> probes;     // --probe SET: where tied structures are compared
 };
 
 // Registers the subcommand "calibrate" on `app`, filling `opt`.

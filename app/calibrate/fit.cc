@@ -153,9 +153,10 @@ StartResult run_start(Residuals& r, Objective& obj, size_t start, const FitOptio
 }
 
 std::vector<KnobEstimate> confidence(Residuals& r, const Objective& obj,
-                                     const std::vector<double>& z, double chi2) {
+                                     const std::vector<double>& z, double chi2, size_t& rank) {
   Eigen::MatrixXd jac;
   r.jacobian(z, jac);
+  rank = static_cast<size_t>(Eigen::ColPivHouseholderQR<Eigen::MatrixXd>(jac).rank());
   const auto m = static_cast<double>(jac.rows()), n = static_cast<double>(jac.cols());
   const double s2 = m > n ? std::max(1.0, chi2 / (m - n)) : 1.0;
   const Eigen::MatrixXd hess = jac.transpose() * jac;
@@ -205,7 +206,7 @@ FitResult fit(Objective& objective, const FitOptions& options, std::ostream& pro
   result.z = best.z;
   result.chi2 = best.chi2;
   result.at_best = r.at(best.z);
-  result.knobs = confidence(r, objective, best.z, best.chi2);
+  result.knobs = confidence(r, objective, best.z, best.chi2, result.rank);
   return result;
 }
 

@@ -51,6 +51,8 @@ struct FitResult {
   Simulated at_best;
   std::vector<double> sigma;  // per observation, as above
   double chi2 = 0;            // sum of squared residuals at the best point
+  size_t rank = 0;            // numerical rank of J at the best point: the knobs the
+                              // observations move (the k of calibrate --choose's criterion)
   size_t iterations = 0;      // over all starts
 };
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 #include <memory>
 
 #include "app/sweep/stats.h"
@@ -62,12 +63,14 @@ void apply_knobs(nlohmann::json& doc, const std::vector<Knob>& knobs,
 }  // namespace
 
 Objective::Objective(ScenarioSource base, std::vector<Knob> knobs,
-                     std::vector<Observation> observations, size_t seeds, unsigned jobs)
+                     std::vector<Observation> observations, size_t seeds, unsigned jobs,
+                     SharedRuns* runs)
     : base_(std::move(base)),
       knobs_(std::move(knobs)),
       observations_(std::move(observations)),
       seeds_(seeds),
       jobs_(jobs),
+      runs_(runs),
       registry_(models::builtin_registry()) {
   std::vector<double> lo, hi;
   for (const Knob& k : knobs_) {
@@ -120,21 +123,23 @@ std::vector<Simulated> Objective::evaluate(const std::vector<std::vector<double>
       c.values.resize(seeds_);
     }
   }
-  {
-    sweep::TaskPool pool(jobs_);
-    for (size_t c = 0; c < cases.size(); ++c) {
-      for (size_t s = 0; s < seeds_; ++s) {
-        pool.submit([this, &cases, c, s, m] {
-          Case& cs = cases[c];
-          const models::PreparedScenario& pr = *cs.prepared;
-          const output::PolicyResult r =
-              models::run_policy(pr, cs.policy, pr.scenario.seed + s, nullptr);
-          cs.values[s] =
-              metric_value(r, observations_[c % m].metric, pr.scenario.horizon.seconds_f());
-        });
-      }
+  std::vector<std::function<void()>> tasks;
+  for (size_t c = 0; c < cases.size(); ++c) {
+    for (size_t s = 0; s < seeds_; ++s) {
+      tasks.emplace_back([this, &cases, c, s, m] {
+        Case& cs = cases[c];
+        const models::PreparedScenario& pr = *cs.prepared;
+        const output::PolicyResult r =
+            models::run_policy(pr, cs.policy, pr.scenario.seed + s, nullptr);
+        cs.values[s] =
+            metric_value(r, observations_[c % m].metric, pr.scenario.horizon.seconds_f());
+      });
     }
-    pool.wait();
+  }
+  if (runs_) {
+    runs_->run(std::move(tasks));
+  } else {
+    SharedRuns(jobs_).run(std::move(tasks));
   }
   simulations_ += cases.size() * seeds_;
   std::vector<Simulated> out(points.size());

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app/calibrate/knob.h"
+#include "app/calibrate/shared_runs.h"
 #include "app/calibrate/target_file.h"
 #include "app/scenario_source.h"
 #include "models/registry.h"
@@ -33,8 +34,10 @@ class Objective {
   // Checks every observation against the scenario with the knobs at both ends
   // of their ranges (unknown policy, bad override, knob path the scenario
   // rejects): ScenarioError, nothing run. REQUIRES: seeds >= 1, jobs >= 1.
+  // With `runs`, simulations go to that shared pool (it must outlive this);
+  // without, each evaluation runs them on a pool of `jobs` workers.
   Objective(ScenarioSource base, std::vector<Knob> knobs, std::vector<Observation> observations,
-            size_t seeds, unsigned jobs);
+            size_t seeds, unsigned jobs, SharedRuns* runs = nullptr);
 
   // Simulates every observation at each point (normalised coordinates, one
   // per knob, clamped to [0, 1]). Throws ScenarioError when a run has no
@@ -57,6 +60,7 @@ class Objective {
   std::vector<Observation> observations_;
   size_t seeds_;
   unsigned jobs_;
+  SharedRuns* runs_;
   models::Registry registry_;
   size_t simulations_ = 0;
 };

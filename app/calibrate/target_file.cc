@@ -19,7 +19,7 @@
 namespace goodsim::app::calibrate {
 namespace {
 
-constexpr std::array<const char*, 2> kDerived = {"failures_per_day", "mean_outage_s"};
+constexpr std::array<const char*, 3> kDerived = {"failures_per_day", "mean_outage_s", "ettr"};
 constexpr std::array<const char*, 5> kColumns = {"set", "policy", "metric", "value", "uncertainty"};
 
 bool known_metric(const std::string& m) {
@@ -47,15 +47,6 @@ std::string read_text(const std::string& path) {
   } catch (const scenario::ScenarioError& e) {
     throw scenario::ScenarioError(e.file(), "", "cannot read the target file: " + e.message());
   }
-}
-
-std::vector<std::string> split_sets(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string part; std::getline(in, part, ';');) {
-    if (!part.empty()) out.push_back(part);
-  }
-  return out;
 }
 
 // Column index of each kColumns entry (-1: absent) from the header record.
@@ -158,6 +149,15 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 }  // namespace
 
+std::vector<std::string> split_sets(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string part; std::getline(in, part, ';');) {
+    if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
 std::vector<Observation> read_targets(const std::string& path) {
   std::vector<Observation> out =
       ends_with(path, ".csv") ? read_csv_targets(path, read_text(path)) : read_json_targets(path);
@@ -177,6 +177,7 @@ std::optional<double> metric_value(const output::PolicyResult& p, const std::str
   if (metric == kDerived[1]) {
     return p.outages == 0 ? 0.0 : p.downtime_s / static_cast<double>(p.outages);
   }
+  if (metric == kDerived[2]) return p.ettr;
   return sweep::metric_values(p)[*sweep::metric_index(metric)];
 }
 

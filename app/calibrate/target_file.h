@@ -14,9 +14,10 @@
 //   JSON: {"observations": [{"set": ["cluster.chips=150000"], "policy": "dp",
 //          "metric": "goodput", "value": 0.72, "uncertainty": 0.01}, ...]}
 //
-// Metrics: every per-policy metric of a sweep (app/sweep/metrics.h) and two
-// derived ones, failures_per_day (failures / horizon in days) and
-// mean_outage_s (downtime_s / outages, 0 without outages).
+// Metrics: every per-policy metric of a sweep (app/sweep/metrics.h) and three
+// more, failures_per_day (failures / horizon in days), mean_outage_s
+// (downtime_s / outages, 0 without outages) and ettr (productive chip-time /
+// the job's chips x time: goodput of the allocated chips, spares left out).
 #pragma once
 
 #include <optional>
@@ -42,6 +43,9 @@ struct Observation {
 // unknown metric, a value that is not a finite number, a negative
 // uncertainty, no observation at all.
 std::vector<Observation> read_targets(const std::string& path);
+
+// The --set assignments of a `set` field: split at ';', empty parts dropped.
+std::vector<std::string> split_sets(const std::string& text);
 
 // The metric names read_targets accepts ("goodput, uptime, ...").
 std::string target_metric_names();

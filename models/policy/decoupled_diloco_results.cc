@@ -22,8 +22,10 @@ std::vector<output::LearnerResult> DecoupledDiloco::learner_results(core::SimTim
 }
 
 void DecoupledDiloco::describe(output::Diagnostics& d, core::SimTime end) const {
-  static_cast<void>(end);
   d.mean_staleness = syncer_->stats().mean_staleness();
+  // The outage tracker follows "no learner running" (changed()): the intersection of the
+  // learners' paused intervals.
+  if (end.seconds_f() > 0) d.all_paused_fraction = outages_.downtime().seconds_f() / end.seconds_f();
 }
 
 }  // namespace goodsim::models::policy

@@ -54,6 +54,9 @@ struct Diagnostics {
   // Seconds of the whole job in each of its states (single-job policies).
   std::vector<std::pair<std::string, double>> time_by_state;
   std::optional<double> mean_staleness;  // decoupled_diloco: mean over merged contributions
+  // decoupled_diloco: share of the run with every learner paused at once (no learner
+  // training): 1 - uptime, from the learners' paused intervals.
+  std::optional<double> all_paused_fraction;
 };
 
 struct PolicyResult {

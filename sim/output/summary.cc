@@ -28,7 +28,8 @@ Json diagnostics_json(const Diagnostics& d) {
           {"checkpoint_interval_s", optional_number(d.checkpoint_interval_s)},
           {"checkpoints", d.checkpoints},
           {"time_by_state_s", named_seconds(d.time_by_state)},
-          {"mean_staleness", optional_number(d.mean_staleness)}};
+          {"mean_staleness", optional_number(d.mean_staleness)},
+          {"all_paused_fraction", optional_number(d.all_paused_fraction)}};
 }
 
 Json learner_json(const LearnerResult& l) {

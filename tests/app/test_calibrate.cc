@@ -16,24 +16,16 @@
 #include "models/runner.h"
 #include "sim/scenario/error.h"
 #include "tests/app/test_sweep_support.h"
+#include "tests/app/test_calibrate_support.h"
+#include "tests/cli/test_sweep_support.h"
 
 namespace goodsim::app::calibrate {
 namespace {
 
 using goodsim::testing::ScratchDir;
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
-
-// The message of the ScenarioError `f` throws ("" if none).
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const scenario::ScenarioError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
+using test::write;
 
 TEST_CASE("calibrate: knobs parse numbers and durations, log scale over a decade", "[calibrate]") {
   const Knob d = Knob::parse("policies.0.restart_time=1m..5h");
