@@ -2,22 +2,17 @@
 
 #include <utility>
 
+#include "models/enum_choice.h"
 #include "sim/scenario/distribution_reader.h"
 
 namespace goodsim::models::failure {
 
-std::optional<cluster::Domain> parse_domain(std::string_view name) {
-  for (cluster::Domain d : {cluster::Domain::kChip, cluster::Domain::kHost,
-                            cluster::Domain::kSlice, cluster::Domain::kSite}) {
-    if (name == cluster::domain_name(d)) return d;
-  }
-  return std::nullopt;
-}
-
 DomainFailuresConfig DomainFailuresConfig::from_json(scenario::ObjectReader& r) {
   DomainFailuresConfig c;
-  c.domain = *parse_domain(r.choice("domain", {"host", "slice", "site"},
-                                    "the failure domain: every unit of it fails as a whole"));
+  c.domain = read_enum<cluster::Domain>(
+      r, "domain",
+      domain_options({cluster::Domain::kHost, cluster::Domain::kSlice, cluster::Domain::kSite}),
+      "the failure domain: every unit of it fails as a whole");
   c.mtbf = r.duration("mtbf", "mean up-time of one unit between failures",
                       core::Duration::nanos(1));
   c.repair_time = scenario::duration_distribution(r, "repair_time", core::Duration::hours(1),

@@ -39,9 +39,6 @@ struct DomainFailuresConfig {
   static DomainFailuresConfig from_json(scenario::ObjectReader& r);
 };
 
-// The Domain named "chip", "host", "slice" or "site".
-std::optional<cluster::Domain> parse_domain(std::string_view name);
-
 class DomainFailures : public FailureInjector {
  public:
   DomainFailures(DomainFailuresConfig config, std::string stream);

@@ -16,7 +16,11 @@ ExponentialFailuresConfig ExponentialFailuresConfig::from_json(scenario::ObjectR
   c.causes = CauseMix::from_json(r, "causes", "unspecified");
   c.lemon_clean = r.fraction("lemon_clean", 0.0, "probability that a repair turns a lemon "
                              "into a normal chip");
-  c.scope = read_enum(r, "scope", {"all", "allocated", "running"}, c.scope,
+  c.scope = read_enum(r, "scope",
+                      {{"all", ExponentialFailuresConfig::Scope::kAll},
+                       {"allocated", ExponentialFailuresConfig::Scope::kAllocated},
+                       {"running", ExponentialFailuresConfig::Scope::kRunning}},
+                      c.scope,
                       "which chips fail: all, allocated (only chips of slices the policy "
                       "uses) or running (only while their slice computes)");
   return c;

@@ -18,6 +18,7 @@
 #include "sim/core/check.h"
 #include "sim/scenario/csv_reader.h"
 #include "sim/scenario/error.h"
+#include "sim/scenario/text.h"
 #include "sim/scenario/units.h"
 #include "sim/scenario/utf8.h"
 
@@ -25,6 +26,7 @@ namespace goodsim::models::failure {
 namespace {
 
 using scenario::ScenarioError;
+using scenario::trim;
 
 constexpr size_t kNone = static_cast<size_t>(-1);
 
@@ -49,12 +51,6 @@ struct Cursor {
     throw ScenarioError(label, fmt::format("line {}", line), message);
   }
 };
-
-std::string_view trim(std::string_view s) {
-  const size_t first = s.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
 
 std::vector<std::string> names_of(const auto& list) {
   return std::vector<std::string>(list.begin(), list.end());

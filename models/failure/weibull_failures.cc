@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "models/enum_choice.h"
+
 #include "sim/scenario/distribution_reader.h"
 #include "sim/scenario/units.h"
 
@@ -20,9 +22,9 @@ WeibullFailuresConfig WeibullFailuresConfig::from_json(scenario::ObjectReader& r
   const auto mtbf = r.optional_duration(
       "mtbf", "mean lifetime = scale * Gamma(1 + 1/shape) (give scale or mtbf)",
       core::Duration::nanos(1));
-  c.stationary_start = r.choice("initial_age", {"stationary", "new"}, "stationary",
-                                "chip ages at t = 0: long-running fleet, or all new") ==
-                       "stationary";
+  c.stationary_start = read_enum(r, "initial_age", {{"stationary", true}, {"new", false}},
+                                 c.stationary_start,
+                                 "chip ages at t = 0: long-running fleet, or all new");
   c.repair_time = scenario::duration_distribution(r, "repair_time", core::Duration::hours(1),
                                                   "time until a failed chip is back");
   c.lemon_fraction = r.fraction("lemon_fraction", 0.0, "share of chips that are lemons");

@@ -31,7 +31,9 @@ void read_resize_rules(scenario::ObjectReader& r, ElasticSpec& e) {
   e.resize_per_slice = r.duration("resize_per_slice", core::Duration::zero(),
                                   "added to a downscale or upscale pause per slice that changed");
   e.during_pause = read_enum(
-      r, "during_pause", {"coalesce", "extend", "restart"}, e.during_pause,
+      r, "during_pause", {{"coalesce", ElasticSpec::DuringPause::kCoalesce}, {"extend", ElasticSpec::DuringPause::kExtend},
+                {"restart", ElasticSpec::DuringPause::kRestart}},
+      e.during_pause,
       "a slice change during a pause: coalesce (the pause under way takes it in), extend "
       "(it also grows by pause_extension) or restart (the pause begins again)");
   e.pause_extension = r.duration("pause_extension", core::Duration::seconds(5),

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/scenario/error.h"
+#include "sim/scenario/text.h"
 
 namespace goodsim::scenario {
 namespace {
@@ -28,12 +29,6 @@ constexpr std::string_view kCountExpected = "a count (a whole number like 128 or
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 [[noreturn]] void reject(std::string_view expected, std::string_view text,
                          std::string_view detail = {}) {
@@ -81,7 +76,7 @@ std::optional<ScannedNumber> scan_number(std::string_view s) {
   const char* end = digits_text.data() + digits_text.size();
   auto [ptr, ec] = std::from_chars(digits_text.data(), end, out.value);
   if (ec != std::errc() || ptr != end || !std::isfinite(out.value)) return std::nullopt;
-  out.rest = trim(s.substr(i));
+  out.rest = trim(s.substr(i), kWhitespace);
   return out;
 }
 
@@ -185,7 +180,7 @@ constexpr ScaledKind kBytes = {R"(a byte size like "16GiB" or "2.3TB")", "byte s
                                bytes_scale};
 
 double parse_scaled(std::string_view text, const ScaledKind& kind) {
-  const std::string_view body = trim(text);
+  const std::string_view body = trim(text, kWhitespace);
   if (body.empty()) reject(kind.expected, text, "empty");
   const auto number = scan_number(body);
   if (!number) reject(kind.expected, text);
@@ -271,7 +266,7 @@ std::string format_positive_duration(uint64_t ns) {
 }  // namespace
 
 core::Duration parse_duration(std::string_view text) {
-  std::string_view rest = trim(text);
+  std::string_view rest = trim(text, kWhitespace);
   if (rest.empty()) reject(kDurationExpected, text, "empty");
   int64_t total_ns = 0;
   double previous_unit = kInf;
@@ -295,7 +290,7 @@ core::Duration parse_duration(std::string_view text) {
       reject(kDurationExpected, text, "longer than 292 years");
     }
     total_ns += static_cast<int64_t>(segment_ns);
-    rest = trim(number->rest.substr(unit.size()));
+    rest = trim(number->rest.substr(unit.size()), kWhitespace);
   }
   return core::Duration::nanos(total_ns);
 }
@@ -305,7 +300,7 @@ double parse_flops(std::string_view text) { return parse_scaled(text, kFlops); }
 double parse_bytes(std::string_view text) { return parse_scaled(text, kBytes); }
 
 int64_t parse_count(std::string_view text) {
-  const auto number = scan_number(trim(text));
+  const auto number = scan_number(trim(text, kWhitespace));
   if (!number || !number->rest.empty()) reject(kCountExpected, text);
   if (!is_plain_integer(number->text)) return count_from_double(number->value);
   std::string_view digits = number->text[0] == '+' ? number->text.substr(1) : number->text;
@@ -318,7 +313,7 @@ int64_t parse_count(std::string_view text) {
 
 double parse_fraction(std::string_view text) {
   constexpr std::string_view kExpected = R"(a fraction like 0.25 or "25%")";
-  const auto number = scan_number(trim(text));
+  const auto number = scan_number(trim(text, kWhitespace));
   if (!number) reject(kExpected, text);
   if (number->rest.empty()) return number->value;
   if (number->rest == "%") return number->value / 100.0;
