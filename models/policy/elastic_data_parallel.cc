@@ -30,9 +30,10 @@ ElasticSpec read_elastic_spec(scenario::ObjectReader& r, std::optional<uint32_t>
 void read_resize_rules(scenario::ObjectReader& r, ElasticSpec& e) {
   e.resize_per_slice = r.duration("resize_per_slice", core::Duration::zero(),
                                   "added to a downscale or upscale pause per slice that changed");
+  using Pause = ElasticSpec::DuringPause;
   e.during_pause = read_enum(
-      r, "during_pause", {{"coalesce", ElasticSpec::DuringPause::kCoalesce}, {"extend", ElasticSpec::DuringPause::kExtend},
-                {"restart", ElasticSpec::DuringPause::kRestart}},
+      r, "during_pause",
+      {{"coalesce", Pause::kCoalesce}, {"extend", Pause::kExtend}, {"restart", Pause::kRestart}},
       e.during_pause,
       "a slice change during a pause: coalesce (the pause under way takes it in), extend "
       "(it also grows by pause_extension) or restart (the pause begins again)");
