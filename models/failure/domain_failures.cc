@@ -22,20 +22,16 @@ DomainFailuresConfig DomainFailuresConfig::from_json(scenario::ObjectReader& r) 
 }
 
 DomainFailures::DomainFailures(DomainFailuresConfig config, std::string stream)
-    : config_(std::move(config)),
-      stream_(std::move(stream)),
-      outages_(config_.repair_time, config_.causes) {}
+    : OutageInjector(std::move(stream), config.repair_time, config.causes),
+      config_(std::move(config)) {}
 
 void DomainFailures::start(RunContext& ctx) {
-  ctx_ = &ctx;
-  rng_ = ctx.sim.rng(stream_);
+  bind(ctx);
   units_ = ctx.layout().count(config_.domain);
   mean_gap_s_ = config_.mtbf.seconds_f() / static_cast<double>(units_);
   down_.assign(units_, 0);
-  arrival_handler_ = ctx.sim.add_handler(stream_ + ".arrival", [this](const core::Event&) {
-    on_arrival();
-  });
-  outages_.start(ctx, *rng_, stream_, [this](cluster::Domain, uint32_t id) { down_[id] = 0; });
+  arrival_handler_ = add_handler("arrival", [this](const core::Event&) { on_arrival(); });
+  start_outages([this](cluster::Domain, uint32_t id) { down_[id] = 0; });
   schedule_next_arrival();
 }
 

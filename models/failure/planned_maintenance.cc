@@ -47,19 +47,15 @@ PlannedMaintenanceConfig PlannedMaintenanceConfig::from_json(scenario::ObjectRea
 }
 
 PlannedMaintenance::PlannedMaintenance(PlannedMaintenanceConfig config, std::string stream)
-    : config_(std::move(config)),
-      stream_(std::move(stream)),
-      outages_(config_.duration, config_.causes) {}
+    : OutageInjector(std::move(stream), config.duration, config.causes),
+      config_(std::move(config)) {}
 
 void PlannedMaintenance::start(RunContext& ctx) {
-  ctx_ = &ctx;
-  rng_ = ctx.sim.rng(stream_);
+  bind(ctx);
   units_ = ctx.layout().count(config_.domain);
   per_window_ = std::min(config_.units_per_window, units_);
-  window_handler_ = ctx.sim.add_handler(stream_ + ".window", [this](const core::Event&) {
-    on_window();
-  });
-  outages_.start(ctx, *rng_, stream_);
+  window_handler_ = add_handler("window", [this](const core::Event&) { on_window(); });
+  start_outages();
   schedule_window(0);
 }
 

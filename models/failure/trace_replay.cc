@@ -281,24 +281,22 @@ TraceReplayConfig TraceReplayConfig::from_json(scenario::ObjectReader& r,
 }
 
 TraceReplay::TraceReplay(TraceReplayConfig config, std::string stream)
-    : config_(std::move(config)), stream_(std::move(stream)) {
+    : StreamModel(std::move(stream)), config_(std::move(config)) {
   GOODSIM_CHECK(config_.trace != nullptr);
 }
 
 void TraceReplay::start(RunContext& ctx) {
-  ctx_ = &ctx;
+  bind(ctx);  // the replay draws nothing; the stream names its handlers
   // Intern every cause now, in file order, so cause ids do not depend on when rows fire.
   cause_ids_.clear();
   for (const std::string& cause : config_.trace->causes) {
     cause_ids_.push_back(cause.empty() ? cluster::kUnspecifiedCause
                                        : ctx.cluster.intern_cause(cause));
   }
-  failure_handler_ = ctx.sim.add_handler(stream_ + ".failure", [this](const core::Event& e) {
-    on_failure(static_cast<size_t>(e.a));
-  });
-  repair_handler_ = ctx.sim.add_handler(stream_ + ".repair", [this](const core::Event& e) {
-    on_repair(static_cast<size_t>(e.a));
-  });
+  failure_handler_ =
+      add_handler("failure", [this](const core::Event& e) { on_failure(static_cast<size_t>(e.a)); });
+  repair_handler_ =
+      add_handler("repair", [this](const core::Event& e) { on_repair(static_cast<size_t>(e.a)); });
   schedule_failure(0);
 }
 

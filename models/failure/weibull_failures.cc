@@ -59,9 +59,8 @@ double gamma_unit(core::Rng& rng, double a) {
 }
 
 WeibullFailures::WeibullFailures(WeibullFailuresConfig config, std::string stream)
-    : config_(std::move(config)),
-      stream_(std::move(stream)),
-      outages_(config_.repair_time, config_.causes) {}
+    : OutageInjector(std::move(stream), config.repair_time, config.causes),
+      config_(std::move(config)) {}
 
 double WeibullFailures::lifetime_s(cluster::ChipId chip) {
   const double scale = lemons_.contains(chip) ? config_.scale_s / config_.lemon_multiplier
@@ -81,8 +80,7 @@ int64_t WeibullFailures::end_of_life_ns(double lifetime_s) const {
 }
 
 void WeibullFailures::start(RunContext& ctx) {
-  ctx_ = &ctx;
-  rng_ = ctx.sim.rng(stream_);
+  bind(ctx);
   const uint64_t chips = ctx.layout().chips();
   if (config_.lemon_fraction > 0) lemons_ = LemonSet::choose(*rng_, chips, config_.lemon_fraction);
   std::vector<LifetimeHeap::Entry> entries(chips);
@@ -91,10 +89,8 @@ void WeibullFailures::start(RunContext& ctx) {
     entries[c] = {end_of_life_ns(initial_lifetime_s(chip)), chip};
   }
   heap_.build(std::move(entries));
-  clock_handler_ = ctx.sim.add_handler(stream_ + ".clock", [this](const core::Event&) {
-    on_clock();
-  });
-  outages_.start(ctx, *rng_, stream_, [this](cluster::Domain, uint32_t id) {
+  clock_handler_ = add_handler("clock", [this](const core::Event&) { on_clock(); });
+  start_outages([this](cluster::Domain, uint32_t id) {
     on_repaired(static_cast<cluster::ChipId>(id));
   });
   arm();
