@@ -139,7 +139,7 @@ void check_learner_targets(const ChaosTimeline& timeline, uint32_t learners,
   }
 }
 
-void ChaosScript::start(RunContext& ctx, policy::Policy& policy) {
+void ChaosScript::start(RunContext& ctx, LearnerView& policy) {
   ctx_ = &ctx;
   policy_ = &policy;
   check_learner_targets(timeline_, policy.learner_count(), ctx.policy_name);

@@ -15,7 +15,7 @@ std::vector<output::LearnerResult> DecoupledDiloco::learner_results(core::SimTim
     r.tokens = l.kept_tokens();
     r.goodput = token_goodput(r.tokens, l.tokens_per_slice_step(), ctx_->job.step_time,
                               per_slice, r.chips, end);
-    r.mean_staleness = syncer_->stats().learner_mean_staleness(k);
+    r.extra.set_number("mean_staleness", syncer_->stats().learner_mean_staleness(k));
     out.push_back(std::move(r));
   }
   return out;
@@ -23,7 +23,7 @@ std::vector<output::LearnerResult> DecoupledDiloco::learner_results(core::SimTim
 
 void DecoupledDiloco::describe(output::Diagnostics& d, core::SimTime end) const {
   static_cast<void>(end);
-  d.mean_staleness = syncer_->stats().mean_staleness();
+  d.extra.set_number("mean_staleness", syncer_->stats().mean_staleness());
 }
 
 }  // namespace goodsim::models::policy

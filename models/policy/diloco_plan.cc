@@ -5,7 +5,7 @@
 
 #include "models/enum_choice.h"
 #include "models/policy/comm_model.h"
-#include "models/policy/elastic_data_parallel.h"
+#include "models/policy/elastic_spec.h"
 #include "sim/core/check.h"
 
 namespace goodsim::models::policy {
