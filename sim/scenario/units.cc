@@ -207,6 +207,14 @@ bool is_plain_integer(std::string_view s) {
   throw std::invalid_argument(fmt::format("expected {}, got {}", expected, describe_value(value)));
 }
 
+// A quantity given as a number (in base units) or as a text `parse` reads.
+double number_or_text(const nlohmann::json& value, double (*parse)(std::string_view),
+                      std::string_view expected) {
+  if (value.is_string()) return parse(value.get_ref<const std::string&>());
+  if (!value.is_number()) wrong_type(expected, value);
+  return value.get<double>();
+}
+
 // Fixed-point with at most `decimals` digits after the point, trailing zeros dropped.
 std::string trimmed_fixed(double value, int decimals) {
   std::string s = fmt::format("{:.{}f}", value, decimals);
@@ -363,27 +371,19 @@ core::Duration duration_from_json(const nlohmann::json& value) {
 }
 
 double bandwidth_from_json(const nlohmann::json& value) {
-  if (value.is_string()) return parse_bandwidth_bps(value.get_ref<const std::string&>());
-  if (!value.is_number()) wrong_type(kBandwidth.expected, value);
-  return value.get<double>();
+  return number_or_text(value, parse_bandwidth_bps, kBandwidth.expected);
 }
 
 double flops_from_json(const nlohmann::json& value) {
-  if (value.is_string()) return parse_flops(value.get_ref<const std::string&>());
-  if (!value.is_number()) wrong_type(kFlops.expected, value);
-  return value.get<double>();
+  return number_or_text(value, parse_flops, kFlops.expected);
 }
 
 double bytes_from_json(const nlohmann::json& value) {
-  if (value.is_string()) return parse_bytes(value.get_ref<const std::string&>());
-  if (!value.is_number()) wrong_type(kBytes.expected, value);
-  return value.get<double>();
+  return number_or_text(value, parse_bytes, kBytes.expected);
 }
 
 double fraction_from_json(const nlohmann::json& value) {
-  if (value.is_string()) return parse_fraction(value.get_ref<const std::string&>());
-  if (!value.is_number()) wrong_type(R"(a fraction like 0.25 or "25%")", value);
-  return value.get<double>();
+  return number_or_text(value, parse_fraction, R"(a fraction like 0.25 or "25%")");
 }
 
 std::string format_duration(core::Duration d) {
