@@ -52,7 +52,8 @@ std::vector<const ModelInfo*> failure_models(const Registry& registry) {
 void check_accounting(const nlohmann::ordered_json& summary) {
   const double fleet = summary["chips"].get<double>() * summary["horizon_s"].get<double>();
   for (const auto& p : summary["policies"]) {
-    double total = 0;
+    // badput holds the non-productive categories; goodput is the productive share.
+    double total = p["goodput"].get<double>() * fleet;
     for (const auto& [category, chip_s] : p["badput"].items()) total += chip_s.get<double>();
     CHECK(total == Approx(fleet).epsilon(1e-9));
   }
