@@ -85,18 +85,15 @@ std::vector<output::RunResult> run_seeds(const RunOptions& options,
                                          const std::vector<std::string>& sets,
                                          const std::filesystem::path& dir) {
   const uint64_t first = prepared.scenario.seed, n = *options.seeds;
-  if (n - 1 > scenario::kMaxSeed - first) {
-    throw ScenarioError("--seeds", "", fmt::format("seeds {} to {} pass the largest seed (2^63 - 1)",
-                                                   first, first + (n - 1)));
-  }
+  scenario::check_replication_seeds(first, n, "--seeds");
   std::vector<output::RunResult> runs(n);
   sweep::TaskPool pool(options.jobs.value_or(sweep::TaskPool::default_threads()));
   // Each finished seed keeps only its metrics (keep_metrics_only): seeds_bytes() counts it.
   for (uint64_t i = 0; i < n; ++i) {
     pool.submit([&, i] {
-      runs[i] = models::run_scenario(prepared, first + i, nullptr);
+      runs[i] = models::run_scenario(prepared, scenario::replication_seed(first, i), nullptr);
       runs[i].sets = sets;
-      output::write_run_outputs(runs[i], dir / fmt::format("seed-{}", first + i));
+      output::write_run_outputs(runs[i], dir / fmt::format("seed-{}", runs[i].seed));
       keep_metrics_only(runs[i]);
     });
   }

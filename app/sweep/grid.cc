@@ -10,22 +10,18 @@
 #include "app/sweep/csv.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/overrides.h"
+#include "sim/scenario/text.h"
 
 namespace goodsim::app::sweep {
 namespace {
 
 using Json = nlohmann::json;
+using scenario::trim;
 constexpr const char* kSource = "--vary";
 constexpr size_t kMaxRangePoints = 10'000;
 
 [[noreturn]] void fail(const std::string& path, const std::string& message) {
   throw scenario::ScenarioError(kSource, path, message);
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
 }
 
 // Splits a list at commas that are outside brackets, braces and strings.

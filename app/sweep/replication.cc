@@ -10,19 +10,6 @@
 #include "sim/scenario/scenario.h"
 
 namespace goodsim::app::sweep {
-namespace {
-
-// Seeds first_seed .. first_seed + count - 1 must all be seeds a single run accepts.
-void check_last_seed(uint64_t first_seed, size_t count, const char* option) {
-  if (first_seed <= scenario::kMaxSeed && count - 1 <= scenario::kMaxSeed - first_seed) return;
-  throw scenario::ScenarioError(
-      option, "",
-      fmt::format("{} seeds from seed {} go past the largest seed, {} (2^63 - 1); lower the "
-                  "scenario's seed or the number of seeds",
-                  count, first_seed, scenario::kMaxSeed));
-}
-
-}  // namespace
 
 size_t Replication::next_count(size_t n, const std::vector<Estimate>& goodput) const {
   if (!ci_target || n >= max_seeds) return n;
@@ -51,7 +38,7 @@ Replication make_replication(uint64_t first_seed, size_t seeds, std::optional<do
   if (!ci_target) {
     if (max_seeds)
       throw scenario::ScenarioError("--max-seeds", "", "only applies with --ci-target");
-    check_last_seed(first_seed, seeds, "--seeds");
+    scenario::check_replication_seeds(first_seed, seeds, "--seeds");
     return r;
   }
   if (!(*ci_target > 0) || !std::isfinite(*ci_target)) {
@@ -68,7 +55,7 @@ Replication make_replication(uint64_t first_seed, size_t seeds, std::optional<do
         "--max-seeds", "",
         fmt::format("expected {} (--seeds) to {}, got {}", seeds, kLimit, r.max_seeds));
   }
-  check_last_seed(first_seed, r.max_seeds, max_seeds ? "--max-seeds" : "--seeds");
+  scenario::check_replication_seeds(first_seed, r.max_seeds, max_seeds ? "--max-seeds" : "--seeds");
   return r;
 }
 

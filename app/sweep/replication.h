@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "app/sweep/stats.h"
+#include "sim/scenario/scenario.h"
 
 namespace goodsim::app::sweep {
 
@@ -31,7 +32,7 @@ struct Replication {
   std::optional<double> ci_target;
   size_t max_seeds = 10;  // == initial without a ci_target
 
-  uint64_t seed(size_t k) const { return first_seed + k; }
+  uint64_t seed(size_t k) const { return scenario::replication_seed(first_seed, k); }
 
   // Seeds the point should have, given the goodput estimates of its policies
   // over its first n seeds; n itself when the point is done.

@@ -15,6 +15,7 @@
 
 #include "app/sweep/csv.h"
 #include "sim/scenario/error.h"
+#include "sim/scenario/text.h"
 
 namespace goodsim::app::sweep {
 namespace {
@@ -30,13 +31,7 @@ std::vector<std::string> header_fields(const SweepTable& table) {
 
 // Parses the text of a whole non-negative integer, or nullopt.
 std::optional<uint64_t> parse_uint(const std::string& text) {
-  if (text.empty() || text.size() > 19) return std::nullopt;
-  uint64_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  return v;
+  return scenario::parse_digits(text, 19);
 }
 
 class RowParser {

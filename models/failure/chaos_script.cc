@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "models/enum_choice.h"
 #include "sim/core/check.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/reader.h"
@@ -63,26 +64,28 @@ ChaosEvent read_event(ObjectReader& r, const cluster::Layout& layout, core::Dura
     r.fail("at", fmt::format("{} is not before the horizon ({}): the action would never happen",
                              scenario::format_duration(e.at), scenario::format_duration(horizon)));
   }
-  const std::string action =
-      r.choice("action", {"fail", "slow", "partition"}, "what happens to the target");
+  e.action = read_enum<ChaosAction>(r, "action",
+                                    {{"fail", ChaosAction::kFail},
+                                     {"slow", ChaosAction::kSlow},
+                                     {"partition", ChaosAction::kPartition}},
+                                    "what happens to the target");
   e.duration = r.duration("duration", "how long the action lasts", core::Duration::nanos(1));
-  if (action == "partition") {
-    e.action = ChaosAction::kPartition;
+  if (e.action == ChaosAction::kPartition) {
     e.target = {Kind::kSite, read_site(r, "site", layout, "site cut off from the WAN")};
     return e;
   }
   ObjectReader t = r.object("target", "one of chip, host, slice (ids), site (a name), learner");
   e.target = read_target(t, layout);
-  if (action == "fail") {
-    e.action = ChaosAction::kFail;
+  if (e.action == ChaosAction::kFail) {
     e.cause = r.string("cause", "chaos", "root cause counted in summary.json");
     if (e.cause.empty()) r.fail("cause", "expected a non-empty cause");
   } else {
-    e.action = ChaosAction::kSlow;
     e.factor = r.unit("x").number("factor", "step-time multiplier while slowed, e.g. 1.5", 1.0, 1e6);
-    const std::string mode = r.choice("mode", {"scale", "slowest"}, "scale",
-                                      "scale: multiplies other slowdowns; slowest: a slow member");
-    e.mode = mode == "scale" ? cluster::SlowdownMode::kScale : cluster::SlowdownMode::kSlowest;
+    e.mode = read_enum(r, "mode",
+                       {{"scale", cluster::SlowdownMode::kScale},
+                        {"slowest", cluster::SlowdownMode::kSlowest}},
+                       cluster::SlowdownMode::kScale,
+                       "scale: multiplies other slowdowns; slowest: a slow member");
   }
   return e;
 }
@@ -136,7 +139,7 @@ void check_learner_targets(const ChaosTimeline& timeline, uint32_t learners,
   }
 }
 
-void ChaosScript::start(RunContext& ctx, policy::Policy& policy) {
+void ChaosScript::start(RunContext& ctx, LearnerView& policy) {
   ctx_ = &ctx;
   policy_ = &policy;
   check_learner_targets(timeline_, policy.learner_count(), ctx.policy_name);

@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "models/policy/policy.h"
+#include "models/learner_view.h"
 #include "models/run_context.h"
 #include "sim/cluster/layout.h"
 #include "sim/cluster/slowdown_state.h"
@@ -87,7 +87,7 @@ class ChaosScript {
   // Interns the causes, checks learner targets against `policy` (ScenarioError)
   // and schedules every action. REQUIRES: called once, at t = 0, after the
   // policy started; ctx and policy outlive the run.
-  void start(RunContext& ctx, policy::Policy& policy);
+  void start(RunContext& ctx, LearnerView& policy);
   // Actions begun so far.
   uint64_t actions() const { return actions_; }
 
@@ -102,7 +102,7 @@ class ChaosScript {
 
   const ChaosTimeline& timeline_;
   RunContext* ctx_ = nullptr;
-  policy::Policy* policy_ = nullptr;
+  LearnerView* policy_ = nullptr;
   std::vector<cluster::CauseId> causes_;                     // per event (fail)
   std::vector<std::vector<cluster::SliceId>> learner_units_;  // per event, set at begin
   std::vector<std::vector<cluster::SlowdownId>> slowdowns_;  // per event, while active

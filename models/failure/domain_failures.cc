@@ -2,22 +2,17 @@
 
 #include <utility>
 
+#include "models/enum_choice.h"
 #include "sim/scenario/distribution_reader.h"
 
 namespace goodsim::models::failure {
 
-std::optional<cluster::Domain> parse_domain(std::string_view name) {
-  for (cluster::Domain d : {cluster::Domain::kChip, cluster::Domain::kHost,
-                            cluster::Domain::kSlice, cluster::Domain::kSite}) {
-    if (name == cluster::domain_name(d)) return d;
-  }
-  return std::nullopt;
-}
-
 DomainFailuresConfig DomainFailuresConfig::from_json(scenario::ObjectReader& r) {
   DomainFailuresConfig c;
-  c.domain = *parse_domain(r.choice("domain", {"host", "slice", "site"},
-                                    "the failure domain: every unit of it fails as a whole"));
+  c.domain = read_enum<cluster::Domain>(
+      r, "domain",
+      domain_options({cluster::Domain::kHost, cluster::Domain::kSlice, cluster::Domain::kSite}),
+      "the failure domain: every unit of it fails as a whole");
   c.mtbf = r.duration("mtbf", "mean up-time of one unit between failures",
                       core::Duration::nanos(1));
   c.repair_time = scenario::duration_distribution(r, "repair_time", core::Duration::hours(1),
@@ -27,20 +22,16 @@ DomainFailuresConfig DomainFailuresConfig::from_json(scenario::ObjectReader& r) 
 }
 
 DomainFailures::DomainFailures(DomainFailuresConfig config, std::string stream)
-    : config_(std::move(config)),
-      stream_(std::move(stream)),
-      outages_(config_.repair_time, config_.causes) {}
+    : OutageInjector(std::move(stream), config.repair_time, config.causes),
+      config_(std::move(config)) {}
 
 void DomainFailures::start(RunContext& ctx) {
-  ctx_ = &ctx;
-  rng_ = ctx.sim.rng(stream_);
+  bind(ctx);
   units_ = ctx.layout().count(config_.domain);
   mean_gap_s_ = config_.mtbf.seconds_f() / static_cast<double>(units_);
   down_.assign(units_, 0);
-  arrival_handler_ = ctx.sim.add_handler(stream_ + ".arrival", [this](const core::Event&) {
-    on_arrival();
-  });
-  outages_.start(ctx, *rng_, stream_, [this](cluster::Domain, uint32_t id) { down_[id] = 0; });
+  arrival_handler_ = add_handler("arrival", [this](const core::Event&) { on_arrival(); });
+  start_outages([this](cluster::Domain, uint32_t id) { down_[id] = 0; });
   schedule_next_arrival();
 }
 

@@ -23,8 +23,7 @@
 #include <vector>
 
 #include "models/failure/cause_mix.h"
-#include "models/failure/failure_injector.h"
-#include "models/failure/outage_source.h"
+#include "models/failure/outage_injector.h"
 #include "sim/core/distributions.h"
 #include "sim/scenario/reader.h"
 
@@ -39,30 +38,22 @@ struct DomainFailuresConfig {
   static DomainFailuresConfig from_json(scenario::ObjectReader& r);
 };
 
-// The Domain named "chip", "host", "slice" or "site".
-std::optional<cluster::Domain> parse_domain(std::string_view name);
-
-class DomainFailures : public FailureInjector {
+class DomainFailures : public OutageInjector {
  public:
   DomainFailures(DomainFailuresConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
   ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
-  uint64_t failures() const override { return outages_.count(); }
 
  private:
   void schedule_next_arrival();
   void on_arrival();
 
   DomainFailuresConfig config_;
-  std::string stream_;
-  RunContext* ctx_ = nullptr;
-  std::optional<core::Rng> rng_;
   uint64_t units_ = 0;
   double mean_gap_s_ = 0;
   std::vector<uint8_t> down_;  // per unit: in this injector's own repair
   core::HandlerId arrival_handler_ = 0;
-  OutageSource outages_;
 };
 
 }  // namespace goodsim::models::failure

@@ -16,20 +16,22 @@ ExponentialFailuresConfig ExponentialFailuresConfig::from_json(scenario::ObjectR
   c.causes = CauseMix::from_json(r, "causes", "unspecified");
   c.lemon_clean = r.fraction("lemon_clean", 0.0, "probability that a repair turns a lemon "
                              "into a normal chip");
-  c.scope = read_enum(r, "scope", {"all", "allocated", "running"}, c.scope,
+  c.scope = read_enum(r, "scope",
+                      {{"all", ExponentialFailuresConfig::Scope::kAll},
+                       {"allocated", ExponentialFailuresConfig::Scope::kAllocated},
+                       {"running", ExponentialFailuresConfig::Scope::kRunning}},
+                      c.scope,
                       "which chips fail: all, allocated (only chips of slices the policy "
                       "uses) or running (only while their slice computes)");
   return c;
 }
 
 ExponentialFailures::ExponentialFailures(ExponentialFailuresConfig config, std::string stream)
-    : config_(std::move(config)),
-      stream_(std::move(stream)),
-      outages_(config_.repair, config_.causes) {}
+    : OutageInjector(std::move(stream), config.repair, config.causes),
+      config_(std::move(config)) {}
 
 void ExponentialFailures::start(RunContext& ctx) {
-  ctx_ = &ctx;
-  rng_ = ctx.sim.rng(stream_);
+  bind(ctx);
   const uint64_t chips = ctx.layout().chips();
   if (config_.lemon_fraction > 0) lemons_ = LemonSet::choose(*rng_, chips, config_.lemon_fraction);
   const double mtbf_s = config_.mtbf.seconds_f();
@@ -39,14 +41,13 @@ void ExponentialFailures::start(RunContext& ctx) {
     mean_gap_s_[kLemon] =
         mtbf_s / (static_cast<double>(lemons_.size()) * config_.lemon_multiplier);
   }
-  arrival_handler_ = ctx.sim.add_handler(stream_ + ".arrival", [this](const core::Event& e) {
-    on_arrival(static_cast<Clock>(e.a));
-  });
+  arrival_handler_ =
+      add_handler("arrival", [this](const core::Event& e) { on_arrival(static_cast<Clock>(e.a)); });
   if (config_.lemon_clean > 0 && !lemons_.empty()) {
     cleaned_.assign(chips, false);
     clean_on_repair_.assign(chips, false);
   }
-  outages_.start(ctx, *rng_, stream_, [this](cluster::Domain, uint32_t id) { on_repaired(id); });
+  start_outages([this](cluster::Domain, uint32_t id) { on_repaired(id); });
   for (Clock clock : {kNormal, kLemon}) {
     if (mean_gap_s_[clock] > 0) schedule_next_arrival(clock);
   }

@@ -42,9 +42,8 @@
 #include <vector>
 
 #include "models/failure/cause_mix.h"
-#include "models/failure/failure_injector.h"
 #include "models/failure/lemon_set.h"
-#include "models/failure/outage_source.h"
+#include "models/failure/outage_injector.h"
 #include "models/failure/repair_pipeline.h"
 #include "sim/core/distributions.h"
 #include "sim/core/rng.h"
@@ -64,14 +63,12 @@ struct ExponentialFailuresConfig {
   static ExponentialFailuresConfig from_json(scenario::ObjectReader& r);
 };
 
-class ExponentialFailures : public FailureInjector {
+class ExponentialFailures : public OutageInjector {
  public:
-  // `stream` names this injector's RNG stream (unique within a scenario).
   ExponentialFailures(ExponentialFailuresConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
   ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
-  uint64_t failures() const override { return outages_.count(); }
   // Valid after start().
   const LemonSet& lemons() const { return lemons_; }
   // Lemons turned normal by repairs so far.
@@ -90,13 +87,9 @@ class ExponentialFailures : public FailureInjector {
   void on_repaired(cluster::ChipId chip);
 
   ExponentialFailuresConfig config_;
-  std::string stream_;
-  RunContext* ctx_ = nullptr;
-  std::optional<core::Rng> rng_;  // from the run's seed, in start()
   LemonSet lemons_;
   double mean_gap_s_[2] = {0, 0};  // 0: that clock has no chips
   core::HandlerId arrival_handler_ = 0;
-  OutageSource outages_;
   std::vector<bool> cleaned_;       // per chip (only with lemon cleaning)
   std::vector<bool> clean_on_repair_;  // decided when the lemon failed
   uint64_t lemons_cleaned_ = 0;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "models/enum_choice.h"
 #include "models/failure/domain_failures.h"
 #include "models/failure/lemon_set.h"
 #include "sim/scenario/distribution_reader.h"
@@ -15,8 +16,10 @@ namespace goodsim::models::failure {
 PlannedMaintenanceConfig PlannedMaintenanceConfig::from_json(scenario::ObjectReader& r,
                                                              const ParseContext& ctx) {
   PlannedMaintenanceConfig c;
-  c.domain = *parse_domain(r.choice("domain", {"chip", "host", "slice", "site"}, "host",
-                                    "the units taken down"));
+  c.domain = read_enum(r, "domain",
+                       domain_options({cluster::Domain::kChip, cluster::Domain::kHost,
+                                       cluster::Domain::kSlice, cluster::Domain::kSite}),
+                       c.domain, "the units taken down");
   c.interval = r.duration("interval", "time between the starts of two windows",
                           core::Duration::nanos(1));
   c.start = r.optional_duration("start", "opening of the first window (default: one interval)");
@@ -25,9 +28,9 @@ PlannedMaintenanceConfig PlannedMaintenanceConfig::from_json(scenario::ObjectRea
   c.end = r.optional_duration("end", "no window opens after this time (default: none)");
   c.units_per_window = static_cast<uint64_t>(
       r.count("units_per_window", 1, "units taken down per window", 1));
-  c.random_order = r.choice("order", {"rolling", "random"}, "rolling",
-                            "rolling: units in id order, window after window; random: "
-                            "distinct units drawn per window") == "random";
+  c.random_order = read_enum(r, "order", {{"rolling", false}, {"random", true}}, c.random_order,
+                             "rolling: units in id order, window after window; random: "
+                             "distinct units drawn per window");
   c.duration = scenario::duration_distribution(r, "duration", "how long each unit stays down");
   c.causes = CauseMix::from_json(r, "causes", "planned");
   if (r.describing()) return c;
@@ -44,19 +47,15 @@ PlannedMaintenanceConfig PlannedMaintenanceConfig::from_json(scenario::ObjectRea
 }
 
 PlannedMaintenance::PlannedMaintenance(PlannedMaintenanceConfig config, std::string stream)
-    : config_(std::move(config)),
-      stream_(std::move(stream)),
-      outages_(config_.duration, config_.causes) {}
+    : OutageInjector(std::move(stream), config.duration, config.causes),
+      config_(std::move(config)) {}
 
 void PlannedMaintenance::start(RunContext& ctx) {
-  ctx_ = &ctx;
-  rng_ = ctx.sim.rng(stream_);
+  bind(ctx);
   units_ = ctx.layout().count(config_.domain);
   per_window_ = std::min(config_.units_per_window, units_);
-  window_handler_ = ctx.sim.add_handler(stream_ + ".window", [this](const core::Event&) {
-    on_window();
-  });
-  outages_.start(ctx, *rng_, stream_);
+  window_handler_ = add_handler("window", [this](const core::Event&) { on_window(); });
+  start_outages();
   schedule_window(0);
 }
 

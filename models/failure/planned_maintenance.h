@@ -23,8 +23,7 @@
 #include <string>
 
 #include "models/failure/cause_mix.h"
-#include "models/failure/failure_injector.h"
-#include "models/failure/outage_source.h"
+#include "models/failure/outage_injector.h"
 #include "models/parse_context.h"
 #include "sim/core/distributions.h"
 #include "sim/scenario/reader.h"
@@ -48,13 +47,12 @@ struct PlannedMaintenanceConfig {
                                             const ParseContext& ctx = {});
 };
 
-class PlannedMaintenance : public FailureInjector {
+class PlannedMaintenance : public OutageInjector {
  public:
   PlannedMaintenance(PlannedMaintenanceConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
   ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
-  uint64_t failures() const override { return outages_.count(); }
   uint64_t windows() const { return windows_; }
 
  private:
@@ -62,15 +60,11 @@ class PlannedMaintenance : public FailureInjector {
   void on_window();
 
   PlannedMaintenanceConfig config_;
-  std::string stream_;
-  RunContext* ctx_ = nullptr;
-  std::optional<core::Rng> rng_;
   uint64_t units_ = 0;
   uint64_t per_window_ = 0;
   uint64_t windows_ = 0;     // windows opened so far
   uint64_t cursor_ = 0;      // next unit of the rolling order
   core::HandlerId window_handler_ = 0;
-  OutageSource outages_;
 };
 
 }  // namespace goodsim::models::failure

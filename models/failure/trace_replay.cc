@@ -19,6 +19,7 @@
 #include "sim/scenario/csv_reader.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/input_file.h"
+#include "sim/scenario/text.h"
 #include "sim/scenario/units.h"
 #include "sim/scenario/utf8.h"
 
@@ -26,6 +27,7 @@ namespace goodsim::models::failure {
 namespace {
 
 using scenario::ScenarioError;
+using scenario::trim;
 
 constexpr size_t kNone = static_cast<size_t>(-1);
 
@@ -50,12 +52,6 @@ struct Cursor {
     throw ScenarioError(label, fmt::format("line {}", line), message);
   }
 };
-
-std::string_view trim(std::string_view s) {
-  const size_t first = s.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
 
 std::vector<std::string> names_of(const auto& list) {
   return std::vector<std::string>(list.begin(), list.end());
@@ -292,24 +288,22 @@ TraceReplayConfig TraceReplayConfig::from_json(scenario::ObjectReader& r,
 }
 
 TraceReplay::TraceReplay(TraceReplayConfig config, std::string stream)
-    : config_(std::move(config)), stream_(std::move(stream)) {
+    : StreamModel(std::move(stream)), config_(std::move(config)) {
   GOODSIM_CHECK(config_.trace != nullptr);
 }
 
 void TraceReplay::start(RunContext& ctx) {
-  ctx_ = &ctx;
+  bind(ctx);  // the replay draws nothing; the stream names its handlers
   // Intern every cause now, in file order, so cause ids do not depend on when rows fire.
   cause_ids_.clear();
   for (const std::string& cause : config_.trace->causes) {
     cause_ids_.push_back(cause.empty() ? cluster::kUnspecifiedCause
                                        : ctx.cluster.intern_cause(cause));
   }
-  failure_handler_ = ctx.sim.add_handler(stream_ + ".failure", [this](const core::Event& e) {
-    on_failure(static_cast<size_t>(e.a));
-  });
-  repair_handler_ = ctx.sim.add_handler(stream_ + ".repair", [this](const core::Event& e) {
-    on_repair(static_cast<size_t>(e.a));
-  });
+  failure_handler_ =
+      add_handler("failure", [this](const core::Event& e) { on_failure(static_cast<size_t>(e.a)); });
+  repair_handler_ =
+      add_handler("repair", [this](const core::Event& e) { on_repair(static_cast<size_t>(e.a)); });
   schedule_failure(0);
 }
 

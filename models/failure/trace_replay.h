@@ -29,6 +29,7 @@
 
 #include "models/failure/failure_injector.h"
 #include "models/parse_context.h"
+#include "models/stream_model.h"
 #include "sim/cluster/layout.h"
 #include "sim/core/time.h"
 #include "sim/scenario/reader.h"
@@ -66,7 +67,7 @@ struct TraceReplayConfig {
   static TraceReplayConfig from_json(scenario::ObjectReader& r, const ParseContext& ctx);
 };
 
-class TraceReplay : public FailureInjector {
+class TraceReplay : public StreamModel<FailureInjector> {
  public:
   // REQUIRES: config.trace non-null and parsed against this run's layout.
   TraceReplay(TraceReplayConfig config, std::string stream);
@@ -81,8 +82,6 @@ class TraceReplay : public FailureInjector {
   void on_repair(size_t index);
 
   TraceReplayConfig config_;
-  std::string stream_;
-  RunContext* ctx_ = nullptr;
   std::vector<cluster::CauseId> cause_ids_;  // per Trace::causes entry
   core::HandlerId failure_handler_ = 0;
   core::HandlerId repair_handler_ = 0;

@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "models/enum_choice.h"
+
 #include "sim/scenario/distribution_reader.h"
 #include "sim/scenario/units.h"
 
@@ -20,9 +22,9 @@ WeibullFailuresConfig WeibullFailuresConfig::from_json(scenario::ObjectReader& r
   const auto mtbf = r.optional_duration(
       "mtbf", "mean lifetime = scale * Gamma(1 + 1/shape) (give scale or mtbf)",
       core::Duration::nanos(1));
-  c.stationary_start = r.choice("initial_age", {"stationary", "new"}, "stationary",
-                                "chip ages at t = 0: long-running fleet, or all new") ==
-                       "stationary";
+  c.stationary_start = read_enum(r, "initial_age", {{"stationary", true}, {"new", false}},
+                                 c.stationary_start,
+                                 "chip ages at t = 0: long-running fleet, or all new");
   c.repair_time = scenario::duration_distribution(r, "repair_time", core::Duration::hours(1),
                                                   "time until a failed chip is back");
   c.lemon_fraction = r.fraction("lemon_fraction", 0.0, "share of chips that are lemons");
@@ -57,9 +59,8 @@ double gamma_unit(core::Rng& rng, double a) {
 }
 
 WeibullFailures::WeibullFailures(WeibullFailuresConfig config, std::string stream)
-    : config_(std::move(config)),
-      stream_(std::move(stream)),
-      outages_(config_.repair_time, config_.causes) {}
+    : OutageInjector(std::move(stream), config.repair_time, config.causes),
+      config_(std::move(config)) {}
 
 double WeibullFailures::lifetime_s(cluster::ChipId chip) {
   const double scale = lemons_.contains(chip) ? config_.scale_s / config_.lemon_multiplier
@@ -79,8 +80,7 @@ int64_t WeibullFailures::end_of_life_ns(double lifetime_s) const {
 }
 
 void WeibullFailures::start(RunContext& ctx) {
-  ctx_ = &ctx;
-  rng_ = ctx.sim.rng(stream_);
+  bind(ctx);
   const uint64_t chips = ctx.layout().chips();
   if (config_.lemon_fraction > 0) lemons_ = LemonSet::choose(*rng_, chips, config_.lemon_fraction);
   std::vector<LifetimeHeap::Entry> entries(chips);
@@ -89,10 +89,8 @@ void WeibullFailures::start(RunContext& ctx) {
     entries[c] = {end_of_life_ns(initial_lifetime_s(chip)), chip};
   }
   heap_.build(std::move(entries));
-  clock_handler_ = ctx.sim.add_handler(stream_ + ".clock", [this](const core::Event&) {
-    on_clock();
-  });
-  outages_.start(ctx, *rng_, stream_, [this](cluster::Domain, uint32_t id) {
+  clock_handler_ = add_handler("clock", [this](const core::Event&) { on_clock(); });
+  start_outages([this](cluster::Domain, uint32_t id) {
     on_repaired(static_cast<cluster::ChipId>(id));
   });
   arm();

@@ -42,10 +42,9 @@
 #include <string>
 
 #include "models/failure/cause_mix.h"
-#include "models/failure/failure_injector.h"
 #include "models/failure/lemon_set.h"
 #include "models/failure/lifetime_heap.h"
-#include "models/failure/outage_source.h"
+#include "models/failure/outage_injector.h"
 #include "sim/core/distributions.h"
 #include "sim/scenario/reader.h"
 
@@ -68,13 +67,12 @@ struct WeibullFailuresConfig {
 // Gamma(a + 1) * U^(1/a)). REQUIRES: a > 0.
 double gamma_unit(core::Rng& rng, double a);
 
-class WeibullFailures : public FailureInjector {
+class WeibullFailures : public OutageInjector {
  public:
   WeibullFailures(WeibullFailuresConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
   ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
-  uint64_t failures() const override { return outages_.count(); }
   const LemonSet& lemons() const { return lemons_; }
   // Lifetime ends that hit a chip already down from another outage.
   uint64_t preempted() const { return preempted_; }
@@ -88,9 +86,6 @@ class WeibullFailures : public FailureInjector {
   void arm();
 
   WeibullFailuresConfig config_;
-  std::string stream_;
-  RunContext* ctx_ = nullptr;
-  std::optional<core::Rng> rng_;
   LemonSet lemons_;
   LifetimeHeap heap_;
   core::HandlerId clock_handler_ = 0;
@@ -98,7 +93,6 @@ class WeibullFailures : public FailureInjector {
   core::EventId pending_id_;
   int64_t pending_ns_ = 0;
   uint64_t preempted_ = 0;
-  OutageSource outages_;
 };
 
 }  // namespace goodsim::models::failure

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/enum_choice.h"
 #include "models/loss/nqm_calibration.h"
 #include "models/loss/nqm_fragment.h"
 #include "models/loss/nqm_steps.h"
@@ -25,12 +26,13 @@ void read_optimizer(ObjectReader& r, NqmConfig& c) {
   c.inner_lr_scale = r.unit("x").optional_number("inner_lr_scale", "DiLoCo's inner learning rate / lr "
                                        "(default (1 - outer_momentum) / outer_lr)", 1e-9);
   c.radial_directional =
-      r.choice("averaging", {"mean", "radial_directional"}, "mean",
-               "merge: token-weighted mean, or radial-directional (norms and directions "
-               "averaged separately)") == "radial_directional";
-  c.from_base = r.choice("outer_gradient", {"global", "base"}, "global",
-                         "a copy's outer gradient: the syncer's fragment minus the copy, or "
-                         "the copy's progress since its base") == "base";
+      read_enum(r, "averaging", {{"mean", false}, {"radial_directional", true}},
+                c.radial_directional,
+                "merge: token-weighted mean, or radial-directional (norms and directions "
+                "averaged separately)");
+  c.from_base = read_enum(r, "outer_gradient", {{"global", false}, {"base", true}}, c.from_base,
+                          "a copy's outer gradient: the syncer's fragment minus the copy, or "
+                          "the copy's progress since its base");
   c.calibrate_diloco = r.boolean("calibrate_diloco", c.calibrate_diloco, "scale DiLoCo's loss "
                                  "so synchronous DiLoCo at b* reaches the published per-M fit "
                                  "at 20N");

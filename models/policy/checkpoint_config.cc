@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "models/enum_choice.h"
+
 namespace goodsim::models::policy {
 namespace {
 
@@ -29,8 +31,8 @@ CheckpointConfig CheckpointConfig::from_json(scenario::ObjectReader& policy) {
   cfg.interval = parse_interval(*c, cfg.fixed_interval);
   cfg.write_time = c->duration("write_time", core::Duration::seconds(40),
                                "time to write one checkpoint (blocking, or in the background)");
-  cfg.async = c->choice("mode", {"blocking", "async"}, "blocking", "how writes affect training") ==
-              "async";
+  cfg.async = read_enum(*c, "mode", {{"blocking", false}, {"async", true}}, cfg.async,
+                        "how writes affect training");
   cfg.snapshot_time = c->duration("snapshot_time", core::Duration::zero(),
                                   "async: pause to snapshot state before the background write");
   cfg.mtti = c->optional_duration("mtti", "job's mean time to interrupt for young/daly "

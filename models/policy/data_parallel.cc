@@ -16,7 +16,9 @@ DataParallelConfig DataParallelConfig::from_json(scenario::ObjectReader& r) {
   c.swap_time = r.duration("swap_time", core::Duration::minutes(2),
                            "time to bring a warm standby (spare slice) into the job");
   c.during_restart = read_enum(
-      r, "failure_during_restart", {"absorb", "extend", "restart"}, c.during_restart,
+      r, "failure_during_restart", {{"absorb", DuringRestart::kAbsorb}, {"extend", DuringRestart::kExtend},
+               {"restart", DuringRestart::kRestart}},
+      c.during_restart,
       "a member failure during the restart: absorb (the restart goes on, the member is "
       "swapped in parallel), extend (and the restart ends restart_extension later) or "
       "restart (the restart begins again once every member is up)");

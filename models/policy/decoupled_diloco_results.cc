@@ -15,17 +15,20 @@ std::vector<output::LearnerResult> DecoupledDiloco::learner_results(core::SimTim
     r.tokens = l.kept_tokens();
     r.goodput = token_goodput(r.tokens, l.tokens_per_slice_step(), ctx_->job.step_time,
                               per_slice, r.chips, end);
-    r.mean_staleness = syncer_->stats().learner_mean_staleness(k);
+    r.extra.set_number("mean_staleness", syncer_->stats().learner_mean_staleness(k));
     out.push_back(std::move(r));
   }
   return out;
 }
 
 void DecoupledDiloco::describe(output::Diagnostics& d, core::SimTime end) const {
-  d.mean_staleness = syncer_->stats().mean_staleness();
+  d.extra.set_number("mean_staleness", syncer_->stats().mean_staleness());
   // The outage tracker follows "no learner running" (changed()): the intersection of the
   // learners' paused intervals.
-  if (end.seconds_f() > 0) d.all_paused_fraction = outages_.downtime().seconds_f() / end.seconds_f();
+  if (end.seconds_f() > 0) {
+    d.extra.set_number("all_paused_fraction",
+                       outages_.downtime().seconds_f() / end.seconds_f());
+  }
 }
 
 }  // namespace goodsim::models::policy

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <string>
 
+#include "models/enum_choice.h"
 #include "models/policy/comm_model.h"
-#include "models/policy/elastic_data_parallel.h"
+#include "models/policy/elastic_spec.h"
 #include "sim/core/check.h"
 
 namespace goodsim::models::policy {
@@ -130,11 +131,12 @@ DilocoConfig DilocoConfig::from_json(scenario::ObjectReader& r, const ParseConte
   const auto learners = r.optional_count(
       "learners", "learners M (default: 2, or one per site with placement per_site)", 1,
       UINT32_MAX);
-  c.placement = r.choice("placement", {"contiguous", "per_site"}, "contiguous",
-                         "learner slices: near-equal contiguous shares, or one learner per "
-                         "site") == "per_site"
-                    ? LearnerPlacement::kPerSite
-                    : LearnerPlacement::kContiguous;
+  c.placement = read_enum(r, "placement",
+                          {{"contiguous", LearnerPlacement::kContiguous},
+                           {"per_site", LearnerPlacement::kPerSite}},
+                          c.placement,
+                          "learner slices: near-equal contiguous shares, or one learner per "
+                          "site");
   const bool per_site = c.placement == LearnerPlacement::kPerSite;
   c.learners = static_cast<uint32_t>(learners.value_or(per_site ? 0 : kDefaultLearners));
   c.inner_steps = static_cast<uint64_t>(

@@ -24,6 +24,7 @@
 
 #include "models/parse_context.h"
 #include "models/policy/elastic_group.h"
+#include "models/policy/elastic_spec.h"  // until decoupled_diloco_config.cc includes it itself
 #include "models/policy/policy_base.h"
 #include "sim/scenario/reader.h"
 
@@ -44,14 +45,6 @@ struct ElasticDataParallelConfig {
 
   static ElasticDataParallelConfig from_json(scenario::ObjectReader& r, const ParseContext& ctx);
 };
-
-// Reads downscale_time, upscale_time, restart_time and min_slices; rejects a
-// min_slices above `max_slices` (when given).
-// Also reads the resize rules (read_resize_rules).
-ElasticSpec read_elastic_spec(scenario::ObjectReader& r, std::optional<uint32_t> max_slices);
-// Reads resize_per_slice, during_pause, pause_extension, upscale_every and
-// upscale_batch into `e` (see elastic_group.h).
-void read_resize_rules(scenario::ObjectReader& r, ElasticSpec& e);
 
 class ElasticDataParallel : public PolicyBase {
  public:

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "sim/core/check.h"
+#include "models/enum_choice.h"
 
 namespace goodsim::models::policy {
 
@@ -11,17 +12,16 @@ FragmentTransfer FragmentTransfer::from_json(scenario::ObjectReader& r, const Pa
   FragmentTransfer t;
   t.bits = static_cast<uint32_t>(r.count("transfer_bits", 16, "bits per value of a fragment "
                                          "exchange: 16, 8 or 4 (quantized transfers)", 4, 16));
-  t.layout = r.choice("fragment_layers", {"consecutive", "strided"}, "consecutive",
-                      "with job.layers: a fragment is a run of consecutive layers, or every "
-                      "P-th layer") == "strided"
-                 ? FragmentLayout::kStrided
-                 : FragmentLayout::kConsecutive;
-  t.late = r.choice("late_fragments", {"wait", "skip"}, "wait",
-                    "a learner at a sync point whose merged fragment has not arrived: "
-                    "\"wait\" for it (sync_wait) or \"skip\" it (train on, apply it later)") ==
-                   "skip"
-               ? LateFragments::kSkip
-               : LateFragments::kWait;
+  t.layout = read_enum(r, "fragment_layers",
+                       {{"consecutive", FragmentLayout::kConsecutive},
+                        {"strided", FragmentLayout::kStrided}},
+                       t.layout,
+                       "with job.layers: a fragment is a run of consecutive layers, or every "
+                       "P-th layer");
+  t.late = read_enum(r, "late_fragments",
+                     {{"wait", LateFragments::kWait}, {"skip", LateFragments::kSkip}}, t.late,
+                     "a learner at a sync point whose merged fragment has not arrived: "
+                     "\"wait\" for it (sync_wait) or \"skip\" it (train on, apply it later)");
   if (r.describing()) return t;
   if (t.bits != 16 && t.bits != 8 && t.bits != 4) {
     r.fail("transfer_bits", "expected 16, 8 or 4, got " + std::to_string(t.bits));

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "models/learner_view.h"
 #include "models/policy/chip_time_ledger.h"
 #include "models/policy/outage_tracker.h"
 #include "models/run_context.h"
@@ -24,7 +25,7 @@ struct Progress {
   uint64_t active_chips = 0;  // chips computing steps right now
 };
 
-class Policy : public cluster::ClusterObserver, public SliceUse {
+class Policy : public cluster::ClusterObserver, public SliceUse, public LearnerView {
  public:
   // Called once at t = 0, after the cluster is built and before any event.
   virtual void start(RunContext& ctx) = 0;
@@ -33,14 +34,7 @@ class Policy : public cluster::ClusterObserver, public SliceUse {
   virtual Progress progress(core::SimTime now) const = 0;
   // When the job's token target was reached, if it was.
   virtual std::optional<core::SimTime> target_reached_at() const = 0;
-  // Learners of this policy, for chaos scripts that target "learner k".
-  // Policies without learners have one: every slice they train on.
-  virtual uint32_t learner_count() const = 0;
-  // Slices of learner k. REQUIRES: k < learner_count(); start() has run.
-  virtual std::vector<cluster::SliceId> learner_slices(uint32_t k) const = 0;
-  // The WAN changed (a partition began or ended): communication costs may
-  // differ from now on.
-  virtual void on_network_change() {}
+  // learner_count(), learner_slices() and on_network_change(): LearnerView.
   // Reports training that became durable up to `now` to ctx.loss (if any).
   // The runner calls it before each sample; finish() reports the rest.
   virtual void flush_loss(core::SimTime now) { static_cast<void>(now); }

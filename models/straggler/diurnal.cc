@@ -42,11 +42,11 @@ double DiurnalConfig::average(core::SimTime from, core::SimTime to) const {
 }
 
 Diurnal::Diurnal(DiurnalConfig config, std::string stream)
-    : config_(config), stream_(std::move(stream)) {}
+    : StreamModel(std::move(stream)), config_(config) {}
 
 void Diurnal::start(RunContext& ctx) {
-  ctx_ = &ctx;
-  step_handler_ = ctx.sim.add_handler(stream_ + ".step", [this](const core::Event&) { on_step(); });
+  bind(ctx);  // draws nothing: the stream names its handler
+  step_handler_ = add_handler("step", [this](const core::Event&) { on_step(); });
   const core::SimTime now = ctx.sim.now();
   id_ = ctx.cluster.add_slowdown(cluster::SlowdownTarget::all(),
                                  config_.average(now, now + config_.resolution),

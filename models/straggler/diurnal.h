@@ -15,6 +15,7 @@
 #include <string>
 
 #include "models/straggler/straggler_model.h"
+#include "models/stream_model.h"
 #include "sim/cluster/slowdown_state.h"
 #include "sim/scenario/reader.h"
 
@@ -33,7 +34,7 @@ struct DiurnalConfig {
   double average(core::SimTime from, core::SimTime to) const;
 };
 
-class Diurnal : public StragglerModel {
+class Diurnal : public StreamModel<StragglerModel> {
  public:
   Diurnal(DiurnalConfig config, std::string stream);
 
@@ -44,8 +45,6 @@ class Diurnal : public StragglerModel {
   void on_step();
 
   DiurnalConfig config_;
-  std::string stream_;
-  RunContext* ctx_ = nullptr;
   cluster::SlowdownId id_;
   core::HandlerId step_handler_ = 0;
 };

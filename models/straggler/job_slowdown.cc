@@ -14,10 +14,10 @@ JobSlowdownConfig JobSlowdownConfig::from_json(scenario::ObjectReader& r) {
 }
 
 JobSlowdown::JobSlowdown(JobSlowdownConfig config, std::string stream)
-    : config_(std::move(config)), stream_(std::move(stream)) {}
+    : StreamModel(std::move(stream)), config_(std::move(config)) {}
 
 void JobSlowdown::start(RunContext& ctx) {
-  core::Rng rng = ctx.sim.rng(stream_);
+  core::Rng& rng = bind(ctx);
   factor_ = config_.factor.sample(rng);
   ctx.cluster.add_slowdown(cluster::SlowdownTarget::all(), factor_, cluster::SlowdownMode::kScale,
                            ctx.sim.now());

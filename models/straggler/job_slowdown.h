@@ -19,6 +19,7 @@
 #include <string>
 
 #include "models/straggler/straggler_model.h"
+#include "models/stream_model.h"
 #include "models/straggler/straggler_params.h"
 
 namespace goodsim::models::straggler {
@@ -31,9 +32,8 @@ struct JobSlowdownConfig {
   static JobSlowdownConfig from_json(scenario::ObjectReader& r);
 };
 
-class JobSlowdown : public StragglerModel {
+class JobSlowdown : public StreamModel<StragglerModel> {
  public:
-  // `stream` names this model's RNG stream (unique within a scenario).
   JobSlowdown(JobSlowdownConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
@@ -43,7 +43,6 @@ class JobSlowdown : public StragglerModel {
 
  private:
   JobSlowdownConfig config_;
-  std::string stream_;
   double factor_ = 1.0;
 };
 

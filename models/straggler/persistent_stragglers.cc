@@ -25,10 +25,10 @@ PersistentStragglersConfig PersistentStragglersConfig::from_json(scenario::Objec
 }
 
 PersistentStragglers::PersistentStragglers(PersistentStragglersConfig config, std::string stream)
-    : config_(std::move(config)), stream_(std::move(stream)) {}
+    : StreamModel(std::move(stream)), config_(std::move(config)) {}
 
 void PersistentStragglers::start(RunContext& ctx) {
-  core::Rng rng = ctx.sim.rng(stream_);
+  core::Rng& rng = bind(ctx);
   const uint64_t units = ctx.layout().count(config_.domain);
   if (config_.fraction <= 0) return;
   const bool all = config_.fraction >= 1;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "models/straggler/straggler_model.h"
+#include "models/stream_model.h"
 #include "models/straggler/straggler_params.h"
 
 namespace goodsim::models::straggler {
@@ -25,9 +26,8 @@ struct PersistentStragglersConfig {
   static PersistentStragglersConfig from_json(scenario::ObjectReader& r);
 };
 
-class PersistentStragglers : public StragglerModel {
+class PersistentStragglers : public StreamModel<StragglerModel> {
  public:
-  // `stream` names this model's RNG stream (unique within a scenario).
   PersistentStragglers(PersistentStragglersConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
@@ -37,7 +37,6 @@ class PersistentStragglers : public StragglerModel {
 
  private:
   PersistentStragglersConfig config_;
-  std::string stream_;
   uint64_t slow_units_ = 0;
 };
 

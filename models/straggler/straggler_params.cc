@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "models/enum_choice.h"
+
 namespace goodsim::models::straggler {
 namespace {
 
@@ -112,9 +114,10 @@ FactorLaw read_factor_law(ObjectReader& r, std::optional<FactorLaw> def, std::st
 }
 
 cluster::Domain read_unit_domain(ObjectReader& r, std::string_view help) {
-  const std::string d = r.choice("domain", {"chip", "host", "slice"}, "chip", help);
-  if (d == "host") return cluster::Domain::kHost;
-  return d == "slice" ? cluster::Domain::kSlice : cluster::Domain::kChip;
+  return read_enum(
+      r, "domain",
+      domain_options({cluster::Domain::kChip, cluster::Domain::kHost, cluster::Domain::kSlice}),
+      cluster::Domain::kChip, help);
 }
 
 }  // namespace goodsim::models::straggler

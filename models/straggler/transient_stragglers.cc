@@ -15,20 +15,16 @@ TransientStragglersConfig TransientStragglersConfig::from_json(scenario::ObjectR
 }
 
 TransientStragglers::TransientStragglers(TransientStragglersConfig config, std::string stream)
-    : config_(std::move(config)), stream_(std::move(stream)) {}
+    : StreamModel(std::move(stream)), config_(std::move(config)) {}
 
 void TransientStragglers::start(RunContext& ctx) {
-  ctx_ = &ctx;
-  rng_ = ctx.sim.rng(stream_);
+  bind(ctx);
   units_ = ctx.layout().count(config_.domain);
   mean_gap_s_ = config_.mtbe.seconds_f() / static_cast<double>(units_);
   busy_.assign((units_ + 63) / 64, 0);
-  arrival_handler_ = ctx.sim.add_handler(stream_ + ".arrival", [this](const core::Event&) {
-    on_arrival();
-  });
-  end_handler_ = ctx.sim.add_handler(stream_ + ".end", [this](const core::Event& e) {
-    on_end(static_cast<uint32_t>(e.a), e.b);
-  });
+  arrival_handler_ = add_handler("arrival", [this](const core::Event&) { on_arrival(); });
+  end_handler_ = add_handler(
+      "end", [this](const core::Event& e) { on_end(static_cast<uint32_t>(e.a), e.b); });
   schedule_next_arrival();
 }
 

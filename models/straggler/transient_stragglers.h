@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "models/straggler/straggler_model.h"
+#include "models/stream_model.h"
 #include "models/straggler/straggler_params.h"
 
 namespace goodsim::models::straggler {
@@ -33,9 +34,8 @@ struct TransientStragglersConfig {
   static TransientStragglersConfig from_json(scenario::ObjectReader& r);
 };
 
-class TransientStragglers : public StragglerModel {
+class TransientStragglers : public StreamModel<StragglerModel> {
  public:
-  // `stream` names this model's RNG stream (unique within a scenario).
   TransientStragglers(TransientStragglersConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
@@ -51,9 +51,6 @@ class TransientStragglers : public StragglerModel {
   void set_episode(uint32_t unit, bool on);
 
   TransientStragglersConfig config_;
-  std::string stream_;
-  RunContext* ctx_ = nullptr;
-  std::optional<core::Rng> rng_;  // from the run's seed, in start()
   uint64_t units_ = 0;
   double mean_gap_s_ = 0;
   std::vector<uint64_t> busy_;  // one bit per unit: in an episode of this model

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/output/extra_fields.h"
+
 namespace goodsim::output {
 
 // One sample of one policy. Cumulative figures are from t = 0 to time_s.
@@ -36,7 +38,8 @@ struct LearnerResult {
   uint64_t steps = 0;           // its own inner steps
   double tokens = 0;            // tokens it computed and kept
   uint64_t rejoins = 0;         // times it came back after being down
-  std::optional<double> mean_staleness;  // inner steps; null where the policy does not track it
+  // Fields its policy adds (extra_fields.h); every learner carries learner_fields().
+  ExtraFields extra = learner_fields();
 };
 
 // What explains a policy's figures (summary.json "diagnostics"; goodsim explain).
@@ -53,10 +56,8 @@ struct Diagnostics {
   uint64_t checkpoints = 0;     // checkpoints committed
   // Seconds of the whole job in each of its states (single-job policies).
   std::vector<std::pair<std::string, double>> time_by_state;
-  std::optional<double> mean_staleness;  // decoupled_diloco: mean over merged contributions
-  // decoupled_diloco: share of the run with every learner paused at once (no learner
-  // training): 1 - uptime, from the learners' paused intervals.
-  std::optional<double> all_paused_fraction;
+  // Fields the policy adds (extra_fields.h); every policy carries diagnostics_fields().
+  ExtraFields extra = diagnostics_fields();
 };
 
 struct PolicyResult {

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <type_traits>
+#include <utility>
+#include <variant>
+
 #include "sim/output/atomic_file.h"
 
 namespace goodsim::output {
@@ -17,8 +21,24 @@ Json named_seconds(const std::vector<std::pair<std::string, double>>& v) {
   return out;
 }
 
+// Appends each extra field to `out`, in declaration order.
+Json with_extra(Json out, const ExtraFields& extra) {
+  for (const ExtraFields::Field& f : extra.fields()) {
+    out[f.key] = std::visit(
+        [](const auto& v) -> Json {
+          if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::monostate>) {
+            return nullptr;
+          } else {
+            return v;
+          }
+        },
+        f.value);
+  }
+  return out;
+}
+
 Json diagnostics_json(const Diagnostics& d) {
-  return {{"end_s", d.end_s},
+  Json out = {{"end_s", d.end_s},
           {"job_slices", d.job_slices},
           {"spare_slices", d.spare_slices},
           {"slices_down_mean", d.slices_down_mean},
@@ -27,20 +47,19 @@ Json diagnostics_json(const Diagnostics& d) {
           {"checkpoint_rule", d.checkpoint_rule.empty() ? Json(nullptr) : Json(d.checkpoint_rule)},
           {"checkpoint_interval_s", optional_number(d.checkpoint_interval_s)},
           {"checkpoints", d.checkpoints},
-          {"time_by_state_s", named_seconds(d.time_by_state)},
-          {"mean_staleness", optional_number(d.mean_staleness)},
-          {"all_paused_fraction", optional_number(d.all_paused_fraction)}};
+          {"time_by_state_s", named_seconds(d.time_by_state)}};
+  return with_extra(std::move(out), d.extra);
 }
 
 Json learner_json(const LearnerResult& l) {
-  return {{"index", l.index},
+  Json out = {{"index", l.index},
           {"chips", l.chips},
           {"goodput", l.goodput},
           {"time_by_mode_s", named_seconds(l.time_by_mode)},
           {"steps", l.steps},
           {"tokens", l.tokens},
-          {"rejoins", l.rejoins},
-          {"mean_staleness", optional_number(l.mean_staleness)}};
+          {"rejoins", l.rejoins}};
+  return with_extra(std::move(out), l.extra);
 }
 
 Json policy_json(const PolicyResult& p) {

@@ -2,16 +2,12 @@
 
 #include <algorithm>
 
+#include "sim/scenario/text.h"
+
 namespace goodsim::scenario {
 namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 class Scanner {
  public:

@@ -9,6 +9,7 @@
 
 #include "sim/scenario/error.h"
 #include "sim/scenario/json_file.h"
+#include "sim/scenario/text.h"
 #include "sim/scenario/utf8.h"
 
 namespace goodsim::scenario {
@@ -18,12 +19,6 @@ constexpr const char* kSource = "--set";
 
 [[noreturn]] void fail(const std::string& path, const std::string& message) {
   throw ScenarioError(kSource, path, message);
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
 }
 
 std::vector<std::string_view> split_path(std::string_view path) {
@@ -39,13 +34,9 @@ std::vector<std::string_view> split_path(std::string_view path) {
 
 // A list index: plain decimal digits only ("-1", "+1", "1e0" are not indices).
 std::optional<size_t> parse_index(std::string_view segment) {
-  if (segment.empty() || segment.size() > 9) return std::nullopt;
-  size_t index = 0;
-  for (char c : segment) {
-    if (c < '0' || c > '9') return std::nullopt;
-    index = index * 10 + static_cast<size_t>(c - '0');
-  }
-  return index;
+  const auto index = parse_digits(segment, 9);
+  if (!index) return std::nullopt;
+  return static_cast<size_t>(*index);
 }
 
 std::string describe_parent(const std::string& parent_path) {

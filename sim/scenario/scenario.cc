@@ -330,4 +330,12 @@ cluster::Network make_network(const ClusterSpec& spec) {
   return net;
 }
 
+void check_replication_seeds(uint64_t first, uint64_t count, const std::string& option) {
+  if (first <= kMaxSeed && count - 1 <= kMaxSeed - first) return;
+  throw ScenarioError(option, "",
+                      fmt::format("{} seeds from seed {} go past the largest seed, {} (2^63 - 1); "
+                                  "lower the scenario's seed or the number of seeds",
+                                  count, first, kMaxSeed));
+}
+
 }  // namespace goodsim::scenario

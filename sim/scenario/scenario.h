@@ -28,6 +28,18 @@ inline constexpr uint64_t kMaxChips = 1'000'000'000;
 inline constexpr int64_t kMaxHorizonDays = 3650;  // ten years
 inline constexpr uint64_t kMaxSeed = 9'223'372'036'854'775'807;  // 2^63 - 1: seeds are counts
 
+// How the seed travels, the one way every entry point follows: a scenario's
+// "seed" is its first seed (`--seed N` on the command line is `--set seed=N`,
+// applied to the document before it is read); a run is given its seed
+// explicitly (models::run_policy / run_scenario), and replication k of a
+// scenario (run --seeds, sweep, check, calibrate, the Python sweep) runs with
+// replication_seed(first, k). So replication 0 is the plain run, and run k of
+// every command faces the same failure history.
+constexpr uint64_t replication_seed(uint64_t first, uint64_t k) { return first + k; }
+// Throws ScenarioError(option, "", ...) unless replications 0 .. count - 1 of
+// `first` are all seeds a run accepts (at most kMaxSeed). REQUIRES: count >= 1.
+void check_replication_seeds(uint64_t first, uint64_t count, const std::string& option);
+
 struct SiteSpec {
   std::string name;
   uint32_t slices = 0;  // 0 in the file: an even share of the cluster

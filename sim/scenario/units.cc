@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/scenario/error.h"
+#include "sim/scenario/text.h"
 
 namespace goodsim::scenario {
 namespace {
@@ -28,12 +29,6 @@ constexpr std::string_view kCountExpected = "a count (a whole number like 128 or
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 [[noreturn]] void reject(std::string_view expected, std::string_view text,
                          std::string_view detail = {}) {
@@ -81,7 +76,7 @@ std::optional<ScannedNumber> scan_number(std::string_view s) {
   const char* end = digits_text.data() + digits_text.size();
   auto [ptr, ec] = std::from_chars(digits_text.data(), end, out.value);
   if (ec != std::errc() || ptr != end || !std::isfinite(out.value)) return std::nullopt;
-  out.rest = trim(s.substr(i));
+  out.rest = trim(s.substr(i), kWhitespace);
   return out;
 }
 
@@ -185,7 +180,7 @@ constexpr ScaledKind kBytes = {R"(a byte size like "16GiB" or "2.3TB")", "byte s
                                bytes_scale};
 
 double parse_scaled(std::string_view text, const ScaledKind& kind) {
-  const std::string_view body = trim(text);
+  const std::string_view body = trim(text, kWhitespace);
   if (body.empty()) reject(kind.expected, text, "empty");
   const auto number = scan_number(body);
   if (!number) reject(kind.expected, text);
@@ -210,6 +205,14 @@ bool is_plain_integer(std::string_view s) {
 
 [[noreturn]] void wrong_type(std::string_view expected, const nlohmann::json& value) {
   throw std::invalid_argument(fmt::format("expected {}, got {}", expected, describe_value(value)));
+}
+
+// A quantity given as a number (in base units) or as a text `parse` reads.
+double number_or_text(const nlohmann::json& value, double (*parse)(std::string_view),
+                      std::string_view expected) {
+  if (value.is_string()) return parse(value.get_ref<const std::string&>());
+  if (!value.is_number()) wrong_type(expected, value);
+  return value.get<double>();
 }
 
 // Fixed-point with at most `decimals` digits after the point, trailing zeros dropped.
@@ -271,7 +274,7 @@ std::string format_positive_duration(uint64_t ns) {
 }  // namespace
 
 core::Duration parse_duration(std::string_view text) {
-  std::string_view rest = trim(text);
+  std::string_view rest = trim(text, kWhitespace);
   if (rest.empty()) reject(kDurationExpected, text, "empty");
   int64_t total_ns = 0;
   double previous_unit = kInf;
@@ -295,7 +298,7 @@ core::Duration parse_duration(std::string_view text) {
       reject(kDurationExpected, text, "longer than 292 years");
     }
     total_ns += static_cast<int64_t>(segment_ns);
-    rest = trim(number->rest.substr(unit.size()));
+    rest = trim(number->rest.substr(unit.size()), kWhitespace);
   }
   return core::Duration::nanos(total_ns);
 }
@@ -305,7 +308,7 @@ double parse_flops(std::string_view text) { return parse_scaled(text, kFlops); }
 double parse_bytes(std::string_view text) { return parse_scaled(text, kBytes); }
 
 int64_t parse_count(std::string_view text) {
-  const auto number = scan_number(trim(text));
+  const auto number = scan_number(trim(text, kWhitespace));
   if (!number || !number->rest.empty()) reject(kCountExpected, text);
   if (!is_plain_integer(number->text)) return count_from_double(number->value);
   std::string_view digits = number->text[0] == '+' ? number->text.substr(1) : number->text;
@@ -318,7 +321,7 @@ int64_t parse_count(std::string_view text) {
 
 double parse_fraction(std::string_view text) {
   constexpr std::string_view kExpected = R"(a fraction like 0.25 or "25%")";
-  const auto number = scan_number(trim(text));
+  const auto number = scan_number(trim(text, kWhitespace));
   if (!number) reject(kExpected, text);
   if (number->rest.empty()) return number->value;
   if (number->rest == "%") return number->value / 100.0;
@@ -368,27 +371,19 @@ core::Duration duration_from_json(const nlohmann::json& value) {
 }
 
 double bandwidth_from_json(const nlohmann::json& value) {
-  if (value.is_string()) return parse_bandwidth_bps(value.get_ref<const std::string&>());
-  if (!value.is_number()) wrong_type(kBandwidth.expected, value);
-  return value.get<double>();
+  return number_or_text(value, parse_bandwidth_bps, kBandwidth.expected);
 }
 
 double flops_from_json(const nlohmann::json& value) {
-  if (value.is_string()) return parse_flops(value.get_ref<const std::string&>());
-  if (!value.is_number()) wrong_type(kFlops.expected, value);
-  return value.get<double>();
+  return number_or_text(value, parse_flops, kFlops.expected);
 }
 
 double bytes_from_json(const nlohmann::json& value) {
-  if (value.is_string()) return parse_bytes(value.get_ref<const std::string&>());
-  if (!value.is_number()) wrong_type(kBytes.expected, value);
-  return value.get<double>();
+  return number_or_text(value, parse_bytes, kBytes.expected);
 }
 
 double fraction_from_json(const nlohmann::json& value) {
-  if (value.is_string()) return parse_fraction(value.get_ref<const std::string&>());
-  if (!value.is_number()) wrong_type(R"(a fraction like 0.25 or "25%")", value);
-  return value.get<double>();
+  return number_or_text(value, parse_fraction, R"(a fraction like 0.25 or "25%")");
 }
 
 std::string format_duration(core::Duration d) {
