@@ -88,16 +88,6 @@ void FragmentMerge::add_piece(Contribution& k, Slot& s, const DecoupledDilocoLea
   ++k.pieces;
 }
 
-// Older fragments still waiting are superseded once this one applies.
-void FragmentMerge::arrive(uint32_t p, uint32_t m, core::SimTime t) {
-  std::vector<Arrival>& arrivals = slots_[at(p, m)].arrivals;
-  if (arrivals.size() >= kMaxArrivals) arrivals.erase(arrivals.begin());
-  arrivals.emplace_back().at = t;  // by arrival time: one that got there first stays first
-  for (size_t j = arrivals.size() - 1; j > 0 && arrivals[j - 1].at > t; --j) {
-    std::swap(arrivals[j - 1], arrivals[j]);
-  }
-}
-
 void FragmentMerge::drop_pending(uint32_t m, core::SimTime now) {
   for (uint32_t p = 0; p < schedule_->fragments(); ++p) {
     std::vector<Arrival>& arrivals = slots_[at(p, m)].arrivals;

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "models/policy/decoupled_diloco_learner.h"
@@ -106,6 +107,16 @@ class FragmentMerge {
 inline uint64_t FragmentMerge::application_point(uint32_t p, uint32_t m, const Arrival& a) const {
   if (a.point_clock == (*learners_)[m]->clock_version()) return a.point;
   return find_application_point(p, m, a);
+}
+
+// Older fragments still waiting are superseded once this one applies.
+inline void FragmentMerge::arrive(uint32_t p, uint32_t m, core::SimTime t) {
+  std::vector<Arrival>& arrivals = slots_[at(p, m)].arrivals;
+  if (arrivals.size() >= kMaxArrivals) arrivals.erase(arrivals.begin());
+  arrivals.emplace_back().at = t;  // by arrival time: one that got there first stays first
+  for (size_t j = arrivals.size() - 1; j > 0 && arrivals[j - 1].at > t; --j) {
+    std::swap(arrivals[j - 1], arrivals[j]);
+  }
 }
 
 }  // namespace goodsim::models::policy

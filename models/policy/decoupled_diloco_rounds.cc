@@ -18,17 +18,6 @@ void FragmentRounds::start(std::span<const uint64_t> first_rounds, uint32_t lear
   sent_.assign(first_rounds.size() * learners, {});
 }
 
-void FragmentRounds::sent(uint32_t p, uint32_t m, uint64_t n, core::SimTime t) {
-  std::vector<Sent>& sent = sent_[at(p, m)];
-  if (sent.size() < kMaxSent) {
-    sent.push_back({n, t});
-    return;
-  }
-  // Drop the oldest: a fixed-size shift, no library call.
-  for (size_t j = 1; j < kMaxSent; ++j) sent[j - 1] = sent[j];
-  sent[kMaxSent - 1] = {n, t};
-}
-
 void FragmentRounds::drop_pending(uint32_t m, core::SimTime now) {
   for (uint32_t p = 0; p < fragments(); ++p) {
     std::erase_if(sent_[at(p, m)], [now](const Sent& x) { return x.at > now; });

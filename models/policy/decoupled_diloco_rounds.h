@@ -106,6 +106,17 @@ class FragmentRounds {
 };
 
 // Asked for every learner at every round: inline.
+inline void FragmentRounds::sent(uint32_t p, uint32_t m, uint64_t n, core::SimTime t) {
+  std::vector<Sent>& sent = sent_[at(p, m)];
+  if (sent.size() < kMaxSent) {
+    sent.push_back({n, t});
+    return;
+  }
+  // Drop the oldest: a fixed-size shift, no library call.
+  for (size_t j = 1; j < kMaxSent; ++j) sent[j - 1] = sent[j];
+  sent[kMaxSent - 1] = {n, t};
+}
+
 inline core::SimTime FragmentRounds::merge_time(uint32_t p, uint64_t n) const {
   const Fragment& f = fragments_[p];
   if (stopped_ || f.round != n) return kUnknown;
