@@ -274,6 +274,17 @@ TEST_CASE("merge: contributions of a learner with a known clock", "[models][deco
   CHECK(merge.slot(0, 0).arrivals.empty());
   CHECK(merge.current_base(0, 0, h.sim().now()).own == 5);
   CHECK(merge.keep_from(0, h.sim().now()) == 8 - 6);  // H + tau + 1 steps back
+
+  // Report 12 with no newer fragment applied: its tokens count from report 8
+  // (merged already), its staleness from the base at step 5.
+  h.sim().run_until(at_s(12.5));
+  out.clear();
+  merge.contribute(0, 0, 12, h.sim().now(), out);
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].in_quorum);
+  CHECK(out[0].tokens == 4000.0);
+  CHECK(out[0].weight == 4000.0 * 4000.0 / 4);
+  CHECK(out[0].staleness == 7);
 }
 
 }  // namespace
