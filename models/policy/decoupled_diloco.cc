@@ -19,7 +19,7 @@ constexpr size_t kHistoryTrim = 16;
 }  // namespace
 
 DecoupledDiloco::DecoupledDiloco(DecoupledDilocoConfig config)
-    : config_(std::move(config)) {}
+    : config_(std::move(config)), schedule_(config_.fragments, config_.inner_steps) {}
 
 void DecoupledDiloco::create_learners() {
   const cluster::Layout& l = ctx_->layout();
@@ -39,16 +39,17 @@ void DecoupledDiloco::start(RunContext& ctx) {
   count_spares();
   create_learners();
   paces_.assign(config_.learners, Pace{});  // a group's start may call its listener
-  syncer_ = std::make_unique<DecoupledDilocoSyncer>(ctx, config_, learners_);
+  transfers_ = std::make_unique<FragmentTransfers>(ctx, config_);
+  gate_ = std::make_unique<DecoupledDilocoGate>(ctx, config_, learners_, schedule_, rounds_,
+                                                *transfers_);
+  syncer_ = std::make_unique<DecoupledDilocoSyncer>(ctx, config_, learners_, schedule_, rounds_,
+                                                    *transfers_, *gate_);
   h_window_ = ctx.sim.add_handler(ctx.policy_name + ".window", [this](const core::Event& e) {
     on_window(e.a, e.b != 0);
   });
   h_target_ = ctx.sim.add_handler(ctx.policy_name + ".target",
                                   [this](const core::Event&) { on_target(); });
-  gate_ = std::make_unique<DecoupledDilocoGate>(ctx, config_, learners_, *syncer_);
-  syncer_->set_listeners([this](uint32_t p) { gate_->on_merged(p); },
-                         [this](uint32_t m) { gate_->update(m); },
-                         [this](uint32_t p) { gate_->on_rescheduled(p); });
+  gate_->start();  // its handler after the syncer's, the windows' and the target's
   for (auto& l : learners_) {
     l->group().start();
     l->set_state(l->group().mode() == Mode::kDown ? State::kDown : State::kLive);
@@ -61,12 +62,7 @@ void DecoupledDiloco::start(RunContext& ctx) {
     ctx.loss->start({ctx.job.params, ctx.job.tokens_per_step, config_.learners,
                      static_cast<uint32_t>(config_.inner_steps), config_.fragments});
   }
-  if (config_.fast_forward) {
-    syncer_->enable_fast_forward([this] { return gate_->any_held(); },
-                                 [this] {
-                                   for (uint32_t m = 0; m < config_.learners; ++m) gate_->update(m);
-                                 });
-  }
+  if (config_.fast_forward) syncer_->enable_fast_forward();
   syncer_->start();
   schedule_windows();
   for (uint32_t m = 0; m < config_.learners; ++m) gate_->update(m);
@@ -201,11 +197,7 @@ void DecoupledDiloco::book_group_lost(uint32_t m) {
 // becomes lost_work. REQUIRES: the ledger advanced to now.
 void DecoupledDiloco::book_unsynced(uint32_t m) {
   DecoupledDilocoLearner& l = *learners_[m];
-  const int64_t sched = l.sched_now();
-  int64_t last = 0;
-  for (uint32_t p = 0; p < config_.fragments; ++p) {
-    last = std::max(last, latest_report(sched, config_.offset(p), config_.inner_steps));
-  }
+  const int64_t last = schedule_.latest_any(l.sched_now());
   const uint64_t own = l.own_now();
   const uint64_t from = std::max<uint64_t>(
       l.sync_floor(), last > 0 ? l.own_of(last) : 0);

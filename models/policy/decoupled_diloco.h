@@ -53,7 +53,10 @@
 #include "models/policy/decoupled_diloco_config.h"
 #include "models/policy/decoupled_diloco_gate.h"
 #include "models/policy/decoupled_diloco_learner.h"
+#include "models/policy/decoupled_diloco_rounds.h"
+#include "models/policy/decoupled_diloco_schedule.h"
 #include "models/policy/decoupled_diloco_syncer.h"
+#include "models/policy/decoupled_diloco_transfers.h"
 #include "models/policy/policy_base.h"
 
 namespace goodsim::models::policy {
@@ -126,9 +129,13 @@ class DecoupledDiloco : public PolicyBase {
 
   DecoupledDilocoConfig config_;
   RunContext* ctx_ = nullptr;
-  DecoupledDilocoSyncer::Learners learners_;
-  std::unique_ptr<DecoupledDilocoSyncer> syncer_;
+  DecoupledDilocoLearners learners_;
+  // The syncer's parts that the gate reads too (decoupled_diloco_syncer.h).
+  FragmentSchedule schedule_;
+  FragmentRounds rounds_;
+  std::unique_ptr<FragmentTransfers> transfers_;
   std::unique_ptr<DecoupledDilocoGate> gate_;
+  std::unique_ptr<DecoupledDilocoSyncer> syncer_;
   core::HandlerId h_window_ = 0, h_target_ = 0;
   core::EventId target_event_;
   ChipTimeLedger::Split spares_{};  // the spare slices' part of the split

@@ -5,14 +5,21 @@
 namespace goodsim::models::policy {
 
 DecoupledDilocoGate::DecoupledDilocoGate(RunContext& ctx, const DecoupledDilocoConfig& config,
-                                         Learners& learners, const DecoupledDilocoSyncer& syncer)
-    : ctx_(ctx), config_(config), learners_(learners), syncer_(syncer) {
+                                         DecoupledDilocoLearners& learners,
+                                         const FragmentSchedule& schedule,
+                                         const FragmentRounds& rounds,
+                                         const FragmentTransfers& transfers)
+    : ctx_(ctx), config_(config), learners_(learners), schedule_(schedule), rounds_(rounds),
+      transfers_(transfers) {
   gates_.resize(learners.size());
   waiting_.assign(config.fragments, 0);
+}
+
+void DecoupledDilocoGate::start() {
   // "skip" schedules nothing: no handler, so the run's other handlers keep
   // their numbers (and a skip run its fingerprint).
-  if (!config.transfer.wait()) return;
-  handler_ = ctx.sim.add_handler(ctx.policy_name + ".gate", [this](const core::Event& e) {
+  if (!config_.transfer.wait()) return;
+  handler_ = ctx_.sim.add_handler(ctx_.policy_name + ".gate", [this](const core::Event& e) {
     on_event(static_cast<uint32_t>(e.a));
   });
 }
@@ -24,7 +31,7 @@ void DecoupledDilocoGate::update(uint32_t m) {
   if (g.held) {
     const DecoupledDilocoLearner& l = *learners_[m];
     if (l.live() && l.group().mode() == ElasticGroup::Mode::kHeld) {
-      const core::SimTime d = syncer_.delivery(g.fragment, m, g.round);
+      const core::SimTime d = rounds_.delivery(g.fragment, m, g.round);
       if (d != kUnknown) schedule(m, std::max(d, now()));
       return;
     }
@@ -45,7 +52,7 @@ void DecoupledDilocoGate::on_merged(uint32_t p) {
       // broadcasts only add arrivals. Nothing changed the learner since the
       // prediction, so this point is still reached at g.reach.
       disarm(m);
-      const core::SimTime d = syncer_.delivery(p, m, g.round);
+      const core::SimTime d = rounds_.delivery(p, m, g.round);
       predict(m, d != kUnknown && d <= g.reach ? g.report + 1 : g.report);
     }
   }
@@ -56,8 +63,8 @@ void DecoupledDilocoGate::on_rescheduled(uint32_t p) {
   for (uint32_t m = 0, n = static_cast<uint32_t>(gates_.size()); m < n; ++m) {
     const Gate& g = gates_[m];
     // A merged round is re-predicted by on_merged().
-    if (g.fragment != p || g.held || g.event.valid() || g.round < syncer_.open_round(p)) continue;
-    const core::SimTime at = syncer_.merge_time(p, g.round);
+    if (g.fragment != p || g.held || g.event.valid() || g.round < rounds_.open_round(p)) continue;
+    const core::SimTime at = rounds_.merge_time(p, g.round);
     if (at == kUnknown || at >= g.reach) schedule(m, g.reach);
   }
 }
@@ -86,7 +93,7 @@ void DecoupledDilocoGate::predict(uint32_t m, std::optional<int64_t> from) {
   g.fragment = kNone;
   g.settled = false;
   const DecoupledDilocoLearner& l = *learners_[m];
-  if (!config_.transfer.wait() || !l.running() || !syncer_.reachable(l)) return;
+  if (!config_.transfer.wait() || !l.running() || !transfers_.reachable(l.site())) return;
   const auto tau = static_cast<int64_t>(config_.overlap_steps);
   const int64_t sched = l.sched_now();
   bool asked = false;  // settles(), asked at the first report still to come
@@ -94,7 +101,7 @@ void DecoupledDilocoGate::predict(uint32_t m, std::optional<int64_t> from) {
   for (uint64_t i = 0; i <= config_.fragments + config_.overlap_steps; ++i, ++c) {
     uint32_t p = 0;
     uint64_t round = 0;
-    c = report_at_or_after(c, p, round);
+    c = schedule_.report_at_or_after(c, p, round);
     if (c > sched && !asked) {
       asked = true;
       if (settles(l)) {
@@ -104,7 +111,7 @@ void DecoupledDilocoGate::predict(uint32_t m, std::optional<int64_t> from) {
     }
     const uint64_t own = l.own_of(c + tau);
     const core::SimTime reach = std::max(now(), l.time_of_own(own).value_or(now()));
-    const core::SimTime d = syncer_.delivery(p, m, round);
+    const core::SimTime d = rounds_.delivery(p, m, round);
     if (d != kUnknown && d <= reach) continue;
     g.fragment = p;
     ++waiting_[p];
@@ -113,7 +120,7 @@ void DecoupledDilocoGate::predict(uint32_t m, std::optional<int64_t> from) {
     g.own = own;
     g.reach = reach;
     if (d == kUnknown) {  // not merged yet: no event while the merge comes first
-      const core::SimTime merged = syncer_.merge_time(p, round);
+      const core::SimTime merged = rounds_.merge_time(p, round);
       if (merged != kUnknown && merged < reach) return;
     }
     return schedule(m, reach);
@@ -142,7 +149,7 @@ void DecoupledDilocoGate::predict(uint32_t m, std::optional<int64_t> from) {
 // Several sites share WAN links (no bound); K > 1 or a grace window merges
 // later than m's own report.
 bool DecoupledDilocoGate::settles(const DecoupledDilocoLearner& l) const {
-  const std::optional<core::Duration> bound = syncer_.delivery_bound();
+  const std::optional<core::Duration> bound = transfers_.delivery_bound();
   const auto tau = static_cast<int64_t>(config_.overlap_steps);
   if (!config_.fast_forward || config_.quorum != 1 || config_.grace || !bound || tau == 0) {
     return false;
@@ -153,37 +160,12 @@ bool DecoupledDilocoGate::settles(const DecoupledDilocoLearner& l) const {
   const int64_t sched = l.sched_now();
   const uint32_t m = l.index();
   for (uint32_t p = 0; p < config_.fragments; ++p) {
-    const uint64_t t = syncer_.offset(p);
-    const auto round =
-        (static_cast<uint64_t>(next_report(sched, t, config_.inner_steps)) - t) / config_.inner_steps;
-    const uint64_t open = syncer_.open_round(p);
+    const uint64_t round = schedule_.next_round(p, sched);
+    const uint64_t open = rounds_.open_round(p);
     if (open < round) return false;
-    if (open > round && syncer_.delivery(p, m, round) == core::SimTime::zero()) return false;
+    if (open > round && rounds_.delivery(p, m, round) == core::SimTime::zero()) return false;
   }
   return true;
-}
-
-int64_t DecoupledDilocoGate::report_at_or_after(int64_t s, uint32_t& p, uint64_t& round) const {
-  const auto h = static_cast<int64_t>(config_.inner_steps);
-  s = std::max<int64_t>(s, 1);  // no report at step 0
-  const int64_t q = s / h;
-  const int64_t r = s - q * h;
-  // t_p = floor(p H / P) >= r exactly when p >= r P / H (r < H: 64 bits
-  // hold r P + H when H < 2^32, the usual case; 128 otherwise).
-  __extension__ using Wide = unsigned __int128;
-  const auto uh = static_cast<uint64_t>(h);
-  const auto ur = static_cast<uint64_t>(r);
-  const uint64_t first =
-      uh <= UINT32_MAX ? (ur * config_.fragments + uh - 1) / uh
-                       : static_cast<uint64_t>((static_cast<Wide>(ur) * config_.fragments + uh - 1) / uh);
-  if (first < config_.fragments) {
-    p = static_cast<uint32_t>(first);
-    round = static_cast<uint64_t>(q);
-    return s - r + static_cast<int64_t>(syncer_.offset(p));
-  }
-  p = 0;  // t_0 = 0, in the next period
-  round = static_cast<uint64_t>(q) + 1;
-  return s - r + h;
 }
 
 void DecoupledDilocoGate::schedule(uint32_t m, core::SimTime t) {
@@ -201,7 +183,7 @@ void DecoupledDilocoGate::on_event(uint32_t m) {
   if (g.fragment == kNone || !l.running()) return;
   // The clock must have credited the step, or the hold would lose it.
   if (l.group().steps(now()) < g.own) return schedule(m, now() + core::Duration::nanos(1));
-  const core::SimTime d = syncer_.delivery(g.fragment, m, g.round);
+  const core::SimTime d = rounds_.delivery(g.fragment, m, g.round);
   if (d != kUnknown && d <= now()) return predict(m);
   hold(m);
 }
@@ -216,7 +198,7 @@ void DecoupledDilocoGate::hold(uint32_t m) {
 
 void DecoupledDilocoGate::release(uint32_t m) {
   const Gate& g = gates_[m];
-  const core::SimTime d = syncer_.delivery(g.fragment, m, g.round);
+  const core::SimTime d = rounds_.delivery(g.fragment, m, g.round);
   const DecoupledDilocoLearner& l = *learners_[m];
   if (d == kUnknown || d > now() || !l.live() || l.group().mode() != ElasticGroup::Mode::kHeld) {
     return update(m);

@@ -8,7 +8,7 @@
 // goes on (ElasticGroup::release: no pause unless its slices changed while
 // held). Never held: a learner the syncer cannot reach (it could not
 // receive), and a learner at a round merged while it could not receive it
-// (down, rejoining, parked: DecoupledDilocoSyncer::delivery).
+// (down, rejoining, parked: FragmentRounds::delivery).
 //
 // Stalls are predicted, not polled: per learner the gate walks its sync
 // points from its schedule step on, finds the first whose fragment is not
@@ -18,7 +18,7 @@
 // re-predicts). A point whose round is not merged yet needs no event while
 // the syncer's merge of that round is scheduled before the point: the merge
 // re-predicts from that point on, and if the merge moves to the point or
-// later (DecoupledDilocoSyncer::merge_time) the hold is scheduled then. So
+// later (FragmentRounds::merge_time) the hold is scheduled then. So
 // a learner whose fragments come in time costs no event at all, and at most
 // one hold and one release event per learner and round otherwise.
 // With late_fragments "skip" the gate does nothing.
@@ -32,6 +32,11 @@
 // its first report still to come, such a learner is settled: merges predict
 // nothing for it until its next change (every change calls update()). Off
 // with fast_forward: false, to compare.
+//
+// Dependencies: the gate reads the schedule, the rounds' published state
+// (FragmentRounds) and the transfers' reachability and delivery bound; the
+// syncer, which writes the rounds, calls on_merged(), on_rescheduled() and
+// update(). The gate never calls the syncer.
 #pragma once
 
 #include <cstdint>
@@ -39,19 +44,23 @@
 #include <vector>
 
 #include "models/policy/decoupled_diloco_config.h"
-#include "models/policy/decoupled_diloco_syncer.h"
+#include "models/policy/decoupled_diloco_learner.h"
+#include "models/policy/decoupled_diloco_rounds.h"
+#include "models/policy/decoupled_diloco_schedule.h"
+#include "models/policy/decoupled_diloco_transfers.h"
 #include "models/run_context.h"
 
 namespace goodsim::models::policy {
 
 class DecoupledDilocoGate {
  public:
-  using Learners = DecoupledDilocoSyncer::Learners;
-
-  // Registers its handler ("wait" only). `learners` and `syncer` must outlive
-  // the gate.
-  DecoupledDilocoGate(RunContext& ctx, const DecoupledDilocoConfig& config, Learners& learners,
-                      const DecoupledDilocoSyncer& syncer);
+  // Everything passed in must outlive the gate.
+  DecoupledDilocoGate(RunContext& ctx, const DecoupledDilocoConfig& config,
+                      DecoupledDilocoLearners& learners, const FragmentSchedule& schedule,
+                      const FragmentRounds& rounds, const FragmentTransfers& transfers);
+  // Registers its handler ("wait" only: "skip" adds none, so the run's other
+  // handlers keep their numbers). Call once, before any other call.
+  void start();
 
   // Learner m changed (mode, pace, state or clock): re-predicts its stall,
   // or, while held, its release; ends a stall someone else ended (a park, a
@@ -74,7 +83,7 @@ class DecoupledDilocoGate {
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
-  static constexpr core::SimTime kUnknown = DecoupledDilocoSyncer::kUnknown;
+  static constexpr core::SimTime kUnknown = FragmentRounds::kUnknown;
   struct Gate {
     uint32_t fragment = kNone;  // of the predicted or held sync point
     uint64_t round = 0;
@@ -92,8 +101,6 @@ class DecoupledDilocoGate {
   void predict(uint32_t m, std::optional<int64_t> from = std::nullopt);
   // Learner l is settled from its next report on (see above).
   bool settles(const DecoupledDilocoLearner& l) const;
-  // The first report step >= s of any fragment, and that fragment and round.
-  int64_t report_at_or_after(int64_t s, uint32_t& p, uint64_t& round) const;
   void schedule(uint32_t m, core::SimTime t);
   void disarm(uint32_t m);
   void on_event(uint32_t m);
@@ -104,8 +111,10 @@ class DecoupledDilocoGate {
 
   RunContext& ctx_;
   const DecoupledDilocoConfig& config_;
-  Learners& learners_;
-  const DecoupledDilocoSyncer& syncer_;
+  DecoupledDilocoLearners& learners_;
+  const FragmentSchedule& schedule_;
+  const FragmentRounds& rounds_;
+  const FragmentTransfers& transfers_;
   core::HandlerId handler_ = 0;
   std::vector<Gate> gates_;
   std::vector<uint32_t> waiting_;  // per fragment: gates whose sync point is of it

@@ -33,28 +33,6 @@
 
 namespace goodsim::models::policy {
 
-inline int64_t floor_div(int64_t a, int64_t b) {
-  const int64_t q = a / b;
-  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
-// Largest schedule step c <= s with c mod H == t and c >= 1; 0 if none.
-inline int64_t latest_report(int64_t s, uint64_t t, uint64_t h) {
-  const auto hh = static_cast<int64_t>(h);
-  const auto tt = static_cast<int64_t>(t);
-  const int64_t c = tt + floor_div(s - tt, hh) * hh;
-  return c >= 1 ? c : 0;
-}
-
-// Smallest schedule step c > after with c mod H == t and c >= 1.
-inline int64_t next_report(int64_t after, uint64_t t, uint64_t h) {
-  const auto hh = static_cast<int64_t>(h);
-  const auto tt = static_cast<int64_t>(t);
-  int64_t c = tt + (floor_div(after - tt, hh) + 1) * hh;
-  while (c < 1) c += hh;
-  return c;
-}
-
 class DecoupledDilocoLearner {
  public:
   enum class State : uint8_t { kLive, kDown, kRejoining, kParked };
@@ -160,6 +138,9 @@ class DecoupledDilocoLearner {
   mutable std::optional<core::SimTime> cached_at_;  // own_now() cache
   mutable uint64_t cached_own_ = 0;
 };
+
+// The policy's learners, indexed by learner number.
+using DecoupledDilocoLearners = std::vector<std::unique_ptr<DecoupledDilocoLearner>>;
 
 // Asked for every learner at every round: inline.
 inline uint64_t DecoupledDilocoLearner::own_now() const {
