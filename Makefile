@@ -2,7 +2,10 @@
 # packages (scripts/install-deps.sh), then configures and builds.
 #   make run    build (Release), run the built-in demo scenario, plot it
 #   make test   build (Release) and run the whole test suite with ctest
-#   make bench  build (Release) and run the benchmarks
+#   make bench  build (Release) and run the benchmarks (BENCH_FILTER=hold: one of them);
+#               prints each figure beside its target, writes $(BUILD)/bench/results.json,
+#               and succeeds whatever the figures (a slow machine is not a failure)
+#   make bench-check  the same, but exit 1 when a figure missed its target
 #   make validation  build (Release), run the validation suite (scenarios/validation/),
 #               print its table and rewrite docs/validation.md; exit 1 on a failed case
 #   make asan   build with ASan+UBSan and run the test suite (without MPI, whose
@@ -22,7 +25,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := fuzz_scenario_loader fuzz_trace_parser
 SOAK_SCENARIOS ?= 10000
 
-.PHONY: all deps build run test bench validation asan clang fuzz soak clean
+.PHONY: all deps build run test bench bench-check validation asan clang fuzz soak clean
 
 all: build
 
@@ -44,8 +47,13 @@ run: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+BENCH_ARGS = $(if $(BENCH_FILTER),--filter $(BENCH_FILTER)) --json $(BUILD)/bench/results.json
+
 bench: build
-	./$(BUILD)/bench/goodsim_bench
+	./$(BUILD)/bench/goodsim_bench $(BENCH_ARGS)
+
+bench-check: build
+	./$(BUILD)/bench/goodsim_bench $(BENCH_ARGS) --check
 
 validation: build
 	$(PYTHON) scripts/validation.py $(BUILD)/cli/goodsim --jobs $(JOBS)
