@@ -30,6 +30,10 @@ class DaryHeap {
   bool empty() const { return v_.empty(); }
   size_t size() const { return v_.size(); }
   void reserve(size_t n) { v_.reserve(n); }
+  // Appends without restoring the heap order; restore() must follow before
+  // any other use. For filling an empty heap in O(n).
+  void append_unordered(const T& x) { v_.push_back(x); }
+  void restore() { heapify(); }
   // REQUIRES: !empty().
   const T& top() const { return v_.front(); }
   // Every element, in heap order.

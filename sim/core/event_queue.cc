@@ -1,59 +1,155 @@
 #include "sim/core/event_queue.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "sim/core/check.h"
 
 namespace goodsim::core {
 namespace {
-// Rebuild only when stale entries dominate, so the cost amortises to O(1) per
+// Sweep only when stale entries dominate, so the cost amortises to O(1) per
 // cancellation.
-constexpr size_t kMinStaleForRebuild = 1024;
+constexpr size_t kMinStaleForSweep = 1024;
+
+// Signed nanoseconds to an unsigned value of the same order.
+constexpr uint64_t time_bits(int64_t ns) { return static_cast<uint64_t>(ns) ^ (uint64_t{1} << 63); }
+constexpr int64_t time_ns(uint64_t bits) { return static_cast<int64_t>(bits ^ (uint64_t{1} << 63)); }
 }  // namespace
 
 EventId EventQueue::push(SimTime time, Band band, HandlerId handler, uint64_t a, uint64_t b) {
   GOODSIM_CHECK_MSG(next_seq_ < kMaxSeq, "event sequence counter exhausted");
   const uint32_t slot = allocate_slot();
   const uint64_t key = (uint64_t{band} << 56) | next_seq_++;
-  live_keys_[slot] = key;
-  const Entry e{time.ns(), key, a, b, handler, slot};
-  if (popped_top_) {
-    heap_.replace_top(e);
-    popped_top_ = false;
+  slots_[slot] = Slot{key, a, b, handler};
+  const uint64_t t = time_bits(time.ns());
+  if (t < near_end_) {
+    near_.push(KeyedEntry{t, key, slot});
   } else {
-    heap_.push(e);
+    place(Entry{t, slot});
   }
   ++live_;
   return EventId{slot, key};
 }
 
 bool EventQueue::cancel(EventId id) {
-  if (!id.valid() || id.slot >= live_keys_.size()) return false;
-  if (live_keys_[id.slot] != id.key) return false;
-  live_keys_[id.slot] = kFreeSlot;
-  free_slots_.push_back(id.slot);
+  if (!id.valid() || id.slot >= slots_.size()) return false;
+  if (slots_[id.slot].key != id.key) return false;
+  slots_[id.slot].key = kFreeSlot;  // recycled when its entry is dropped
   --live_;
   ++stale_;
-  if (stale_ >= kMinStaleForRebuild && stale_ > live_) rebuild_without_stale();
+  if (stale_ >= kMinStaleForSweep && stale_ > live_) sweep_stale();
   return true;
 }
 
 Event EventQueue::pop() {
   settle();
-  GOODSIM_CHECK(!heap_.empty());
-  const Entry top = heap_.top();
-  popped_top_ = true;
-  live_keys_[top.slot] = kFreeSlot;  // a store only: the payload is in the entry
-  free_slots_.push_back(top.slot);
+  GOODSIM_CHECK(!near_.empty());
+  return take();
+}
+
+bool EventQueue::pop_until(SimTime end, Event& out) {
+  settle();
+  if (near_.empty() || near_.top().time > time_bits(end.ns())) return false;
+  out = take();
+  return true;
+}
+
+Event EventQueue::take() {
+  const KeyedEntry top = near_.top();
+  near_.pop();
+  Slot& s = slots_[top.slot];
+  const Event e{SimTime::from_ns(time_ns(top.time)), top.key & kMaxSeq, s.handler,
+                static_cast<Band>(top.key >> 56), s.a, s.b};
+  s.key = kFreeSlot;
+  free_slot(top.slot);
   --live_;
-  return Event{SimTime::from_ns(top.time), top.key & kMaxSeq, top.handler,
-               static_cast<Band>(top.key >> 56), top.a, top.b};
+  return e;
 }
 
 SimTime EventQueue::next_time() {
   settle();
-  GOODSIM_CHECK(!heap_.empty());
-  return SimTime::from_ns(heap_.top().time);
+  GOODSIM_CHECK(!near_.empty());
+  return SimTime::from_ns(time_ns(near_.top().time));
+}
+
+size_t EventQueue::bucket_of(uint64_t t) const {
+  const int digit = (std::bit_width(t ^ base_) - 1) / kDigitBits;
+  const uint64_t value = (t >> (digit * kDigitBits)) & (kDigits - 1);
+  return static_cast<size_t>(digit) * kDigits + static_cast<size_t>(value);
+}
+
+void EventQueue::place(Entry e) {
+  if (e.time < near_end_) {
+    near_.push(KeyedEntry{e.time, slots_[e.slot].key, e.slot});
+    return;
+  }
+  const size_t i = bucket_of(e.time);
+  std::vector<Entry>& bucket = buckets_[i];
+  if (bucket.empty()) {
+    occupied_[i / 64] |= uint64_t{1} << (i % 64);
+    ++occupied_count_;
+  }
+  bucket.push_back(e);
+}
+
+void EventQueue::mark_empty(size_t i) {
+  occupied_[i / 64] &= ~(uint64_t{1} << (i % 64));
+  --occupied_count_;
+}
+
+size_t EventQueue::first_occupied() const {
+  size_t w = 0;
+  while (occupied_[w] == 0) ++w;
+  return w * 64 + static_cast<size_t>(std::countr_zero(occupied_[w]));
+}
+
+void EventQueue::settle() {
+  if (stale_ > 0) drop_stale_tops();
+  while (near_.empty() && occupied_count_ != 0) {
+    refill();
+    if (stale_ > 0) drop_stale_tops();
+  }
+}
+
+void EventQueue::drop_stale_tops() {
+  while (!near_.empty() && is_stale(near_.top().slot)) {
+    free_slot(near_.top().slot);
+    near_.pop();
+    --stale_;
+  }
+}
+
+void EventQueue::drop_stale(std::vector<Entry>& bucket) {
+  const size_t before = bucket.size();
+  std::erase_if(bucket, [this](const Entry& e) {
+    if (!is_stale(e.slot)) return false;
+    free_slot(e.slot);
+    return true;
+  });
+  stale_ -= before - bucket.size();
+}
+
+void EventQueue::refill() {
+  const size_t i = first_occupied();
+  std::vector<Entry>& from = buckets_[i];
+  mark_empty(i);
+  if (stale_ > 0) drop_stale(from);
+  if (from.empty()) return;
+  if (from.size() <= kNearMax) {
+    // The whole bucket goes to near_, and with it the rest of its time range.
+    const int shift = static_cast<int>(i / kDigits) * kDigitBits;
+    const uint64_t prefix = from.front().time >> shift;
+    near_end_ = prefix == (UINT64_MAX >> shift) ? UINT64_MAX : (prefix + 1) << shift;
+    for (const Entry& e : from) near_.append_unordered(KeyedEntry{e.time, slots_[e.slot].key, e.slot});
+    near_.restore();
+  } else {
+    uint64_t earliest = from.front().time;
+    for (const Entry& e : from) earliest = std::min(earliest, e.time);
+    base_ = earliest;
+    near_end_ = earliest + 1;
+    for (const Entry& e : from) place(e);  // every entry lands in near_ or a lower digit
+  }
+  from.clear();
 }
 
 uint32_t EventQueue::allocate_slot() {
@@ -62,39 +158,36 @@ uint32_t EventQueue::allocate_slot() {
     free_slots_.pop_back();
     return slot;
   }
-  GOODSIM_CHECK(live_keys_.size() < UINT32_MAX);
-  live_keys_.push_back(kFreeSlot);
-  return static_cast<uint32_t>(live_keys_.size() - 1);
+  GOODSIM_CHECK(slots_.size() < UINT32_MAX);
+  slots_.push_back(Slot{kFreeSlot, 0, 0, 0});
+  return static_cast<uint32_t>(slots_.size() - 1);
 }
 
-void EventQueue::settle() {
-  if (popped_top_) {
-    heap_.pop();
-    popped_top_ = false;
+void EventQueue::sweep_stale() {
+  auto stale = [this](const KeyedEntry& e) {
+    if (!is_stale(e.slot)) return false;
+    free_slot(e.slot);
+    return true;
+  };
+  near_.erase_if(stale);
+  for (size_t i = 0; i < kBuckets; ++i) {
+    if (buckets_[i].empty()) continue;
+    std::erase_if(buckets_[i], [&](const Entry& e) { return stale(KeyedEntry{0, 0, e.slot}); });
+    if (buckets_[i].empty()) mark_empty(i);
   }
-  while (stale_ > 0 && !heap_.empty() && is_stale(heap_.top())) {
-    heap_.pop();
-    --stale_;
-  }
-}
-
-void EventQueue::rebuild_without_stale() {
-  if (popped_top_) {
-    heap_.pop();
-    popped_top_ = false;
-  }
-  heap_.erase_if([this](const Entry& e) { return is_stale(e); });
   stale_ = 0;
 }
 
 SimTime EventQueue::next_time_excluding(HandlerId h) const {
-  int64_t first = SimTime::max().ns();
-  const std::vector<Entry>& items = heap_.items();
-  for (size_t i = popped_top_ ? 1 : 0; i < items.size(); ++i) {
-    const Entry& e = items[i];
-    if (e.handler != h && !is_stale(e)) first = std::min(first, e.time);
+  uint64_t first = UINT64_MAX;
+  auto consider = [&](uint64_t time, uint32_t slot) {
+    if (!is_stale(slot) && slots_[slot].handler != h) first = std::min(first, time);
+  };
+  for (const KeyedEntry& e : near_.items()) consider(e.time, e.slot);
+  for (const std::vector<Entry>& bucket : buckets_) {
+    for (const Entry& e : bucket) consider(e.time, e.slot);
   }
-  return SimTime::from_ns(first);
+  return SimTime::from_ns(time_ns(first));
 }
 
 }  // namespace goodsim::core

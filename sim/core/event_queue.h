@@ -6,20 +6,36 @@
 // equal time and band run in the order they were scheduled. Nothing is ordered
 // by pointer or hash.
 //
-// Implementation: a 4-ary min-heap (dary_heap.h) of 40-byte entries that carry
-// the handler and payload with the key, so taking the earliest event reads
-// nothing outside the heap. A slot table holds, per pending event, only its
-// key (band and seq, unique over the queue's life), for cancellation and
-// EventId checks. Cancellation is lazy: cancelling frees the slot, so the
-// heap entry becomes stale and is discarded when it reaches the top (or when
-// stale entries outnumber live ones, by a rebuild); while nothing is
-// cancelled the top is never checked. pop() leaves the popped entry in place
-// and the next push() overwrites it with one sift (the usual "take the
-// earliest, schedule a successor" pattern costs one sift instead of two); any
-// other operation removes it first. No allocation per event once the vectors
-// have grown to the peak size.
+// Implementation: a radix heap over the event times, which a simulation only
+// ever schedules at or after the time of the event it last took, in front of
+// which a small 4-ary heap (dary_heap.h), `near_`, holds every event before
+// `near_end_` fully ordered by (time, band, seq). Times are read as 16
+// hexadecimal digits. Relative to `base_`, an event at or after near_end_
+// whose time first differs from base_ in digit L, where its digit is d, waits
+// unsorted in bucket (L, d); a bucket's times form one interval, and the
+// buckets in (L, d) order hold increasing intervals, all after near_end_.
+// When near_ runs dry, the first non-empty bucket is emptied: if it holds at
+// most kNearMax entries, they all go to near_ (built in O(k)) and near_end_
+// moves to the end of the bucket's interval; otherwise its earliest time
+// becomes base_ and near_end_ just after it, and each of its entries goes to
+// near_ or drops to a bucket of a lower digit. An event therefore moves at
+// most 16 times, and in practice two or three: push is O(1), pop O(1)
+// amortised plus a heap of at most kNearMax entries, and every move is part
+// of a sequential scan of one bucket, where a binary heap of millions of
+// events takes a cache miss per level. Any time is accepted: one before
+// near_end_ goes to near_.
+//
+// Buckets hold 16-byte entries (time, slot); the slot table holds each
+// pending event's key (band and seq, unique over the queue's life), handler
+// and payload, read once when the event reaches near_ and once when it is
+// taken. Cancellation is lazy: cancelling clears the slot's key, so its entry
+// becomes stale; the slot is recycled when the entry is dropped, as its
+// bucket is emptied or it reaches the top of near_ (or, when stale entries
+// outnumber live ones, by a sweep of every bucket). No allocation per event
+// once the vectors have grown to their peak sizes.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -54,12 +70,17 @@ class EventQueue {
  public:
   static constexpr uint64_t kMaxSeq = (uint64_t{1} << 56) - 1;
 
-  // Adds an event; seq is assigned from the insertion counter.
+  // Adds an event; seq is assigned from the insertion counter. Any time is
+  // accepted (see above).
   EventId push(SimTime time, Band band, HandlerId handler, uint64_t a, uint64_t b);
   // Removes a pending event. Returns false if it already ran or was cancelled.
   bool cancel(EventId id);
   // Removes and returns the earliest live event. REQUIRES: !empty().
   Event pop();
+  // Like pop() when the queue holds a live event at or before `end`: stores it
+  // in `out` and returns true; otherwise returns false and changes nothing
+  // observable. One look at the queue where next_time() then pop() takes two.
+  bool pop_until(SimTime end, Event& out);
   // Time of the earliest live event. REQUIRES: !empty().
   SimTime next_time();
   // Time of the earliest live event of any handler but `h`; SimTime::max()
@@ -71,36 +92,65 @@ class EventQueue {
   uint64_t pushed() const { return next_seq_; }
 
  private:
-  // The payload travels with the key, so taking the top reads nothing else.
-  struct Entry {
-    int64_t time;
-    uint64_t key;  // band in the top 8 bits, seq below: one compare orders both
+  struct Slot {  // a pending event, or a cancelled one whose entry is still queued
+    uint64_t key;  // band in the top 8 bits, seq below; kFreeSlot once cancelled or taken
     uint64_t a;
     uint64_t b;
     HandlerId handler;
+  };
+  struct Entry {     // in buckets_
+    uint64_t time;   // the time's bits, offset so that unsigned order is time order
+    uint32_t slot;
+  };
+  struct KeyedEntry {  // in near_
+    uint64_t time;
+    uint64_t key;      // a copy of the slot's, so heap compares stay in the heap
     uint32_t slot;
   };
   struct Before {
-    bool operator()(const Entry& x, const Entry& y) const {
+    bool operator()(const KeyedEntry& x, const KeyedEntry& y) const {
       return x.time < y.time || (x.time == y.time && x.key < y.key);
     }
   };
+  using Heap = DaryHeap<KeyedEntry, Before>;
+  static constexpr int kDigitBits = 4;
+  static constexpr size_t kDigits = size_t{1} << kDigitBits;
+  static constexpr size_t kBuckets = 64 / kDigitBits * kDigits;  // index: digit x kDigits + value
+  static constexpr size_t kWords = kBuckets / 64;
+  static constexpr size_t kNearMax = 64;  // a bucket this small goes to near_ whole
   static constexpr uint64_t kFreeSlot = UINT64_MAX;  // no key has all 64 bits set
 
   uint32_t allocate_slot();
-  bool is_stale(const Entry& e) const { return live_keys_[e.slot] != e.key; }
-  // Removes the entry pop() left at the top, then every stale one above the
-  // earliest live entry.
+  void free_slot(uint32_t slot) { free_slots_.push_back(slot); }
+  bool is_stale(uint32_t slot) const { return slots_[slot].key == kFreeSlot; }
+  // REQUIRES: t > base_.
+  size_t bucket_of(uint64_t t) const;
+  void place(Entry e);
+  void mark_empty(size_t i);
+  size_t first_occupied() const;  // REQUIRES: occupied_count_ > 0
+  // Drops stale entries at the top of near_ and refills it while it is empty
+  // and the buckets are not: afterwards near_'s top is the earliest live event.
   void settle();
-  void rebuild_without_stale();
+  // Empties the first non-empty bucket (see above).
+  void refill();
+  // Drops the stale entries of a bucket, recycling their slots.
+  void drop_stale(std::vector<Entry>& bucket);
+  void drop_stale_tops();
+  // Removes the top of near_ and returns it as an Event.
+  Event take();
+  void sweep_stale();
 
-  DaryHeap<Entry, Before> heap_;
-  std::vector<uint64_t> live_keys_;  // per slot: the key of its pending event, or kFreeSlot
+  Heap near_;                  // every entry before near_end_, by (time, key)
+  uint64_t near_end_ = 1;      // > base_
+  uint64_t base_ = 0;          // the bucket digits are relative to it
+  std::array<std::vector<Entry>, kBuckets> buckets_;
+  std::array<uint64_t, kWords> occupied_{};  // bit i set when buckets_[i] is non-empty
+  size_t occupied_count_ = 0;                // non-empty buckets
+  std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
   uint64_t next_seq_ = 0;
   size_t live_ = 0;
   size_t stale_ = 0;
-  bool popped_top_ = false;  // the top entry was returned by pop(), not yet removed
 };
 
 }  // namespace goodsim::core

@@ -42,12 +42,14 @@ void Simulation::run_until(SimTime end) {
   GOODSIM_CHECK(end >= now_);
   CheckContextScope scope(this);
   until_ = end;
-  while (!stop_requested_ && !queue_.empty() && queue_.next_time() <= end) {
+  Event e;
+  while (!stop_requested_) {
     if (executed_ >= event_limit_) {
-      limit_reached_ = stop_requested_ = true;
+      // At the limit, the run stops only if an event is still due by `end`.
+      if (!queue_.empty() && queue_.next_time() <= end) limit_reached_ = stop_requested_ = true;
       break;
     }
-    const Event e = queue_.pop();
+    if (!queue_.pop_until(end, e)) break;
     now_ = e.time;
     current_ = &e;
     fold(e);
