@@ -11,6 +11,7 @@
 #include "models/runner.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/overrides.h"
+#include "sim/scenario/scenario.h"
 
 namespace goodsim::app::calibrate {
 namespace {
@@ -129,8 +130,8 @@ std::vector<Simulated> Objective::evaluate(const std::vector<std::vector<double>
       tasks.emplace_back([this, &cases, c, s, m] {
         Case& cs = cases[c];
         const models::PreparedScenario& pr = *cs.prepared;
-        const output::PolicyResult r =
-            models::run_policy(pr, cs.policy, pr.scenario.seed + s, nullptr);
+        const uint64_t seed = scenario::replication_seed(pr.scenario.seed, s);
+        const output::PolicyResult r = models::run_policy(pr, cs.policy, seed, nullptr);
         cs.values[s] =
             metric_value(r, observations_[c % m].metric, pr.scenario.horizon.seconds_f());
       });

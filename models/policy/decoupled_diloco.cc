@@ -399,7 +399,7 @@ void DecoupledDiloco::log_summary() const {
             {{"rounds", s.rounds}, {"mean_quorum", s.mean_quorum()}, {"max_quorum", s.quorum_max},
              {"mean_contributors", s.mean_contributors()}, {"max_staleness", s.staleness_max},
              {"mean_staleness", s.mean_staleness()}, {"grace_wait_s", s.grace_wait.seconds_f()},
-             {"late_fragments", s.late}, {"max_lateness_s", s.lateness_max.seconds_f()},
+             {"late_arrivals", s.late}, {"max_lateness_s", s.lateness_max.seconds_f()},
              {"tokens_merged", s.tokens_merged}, {"rejoins", s.rejoins},
              {"clock_jumps", s.clock_jumps}, {"stalls", gate_->stalls()},
              {"stall_s", gate_->stall_time().seconds_f()}});

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "models/policy/elastic_data_parallel.h"
+#include "models/policy/elastic_spec.h"
 
 namespace goodsim::models::policy {
 namespace {

@@ -1,6 +1,7 @@
 #include "models/policy/elastic_data_parallel.h"
 
 #include "models/loss_tracker.h"
+#include "models/policy/elastic_spec.h"
 #include "models/policy/learner_results.h"
 
 #include <algorithm>

@@ -24,7 +24,6 @@
 
 #include "models/parse_context.h"
 #include "models/policy/elastic_group.h"
-#include "models/policy/elastic_spec.h"  // until decoupled_diloco_config.cc includes it itself
 #include "models/policy/policy_base.h"
 #include "sim/scenario/reader.h"
 
