@@ -3,9 +3,11 @@
 # GOODSIM_PCH: every library and test target precompiles the heavy headers it
 # uses (nlohmann/json, fmt, Catch2, Eigen, the standard library's containers),
 # so each header is parsed once per target instead of once per source file.
-# GOODSIM_UNITY: sources are compiled in batches (CMake unity builds); a batch
-# parses its common headers once. Off by default: an incremental rebuild then
-# recompiles one file, not its batch. CI turns it on for its from-scratch builds.
+# GOODSIM_UNITY: the libraries' sources are compiled in batches of 16 (CMake
+# unity builds); a batch parses and instantiates its common headers once. Off by
+# default in CMake, so an incremental rebuild recompiles one file, not its
+# batch; the Makefile turns it on (make UNITY=OFF for incremental work). The
+# test files, each a separate program's worth of helpers, are not batched.
 # GOODSIM_TEST_OPT: the optimisation level of the test files themselves (not of
 # the libraries they test, which keep the build type's). The test files are
 # long sequences of assertion macros that take most of the build's time at -O3
@@ -19,12 +21,13 @@ set(GOODSIM_PCH_STD <algorithm> <cmath> <cstdint> <map> <memory> <optional> <str
                     <string_view> <utility> <vector>)
 
 # goodsim_speed_up(TARGET [HEADER...]): precompile the standard set plus
-# HEADERs for TARGET and let it take part in unity builds.
+# HEADERs for TARGET and, for a library, let it take part in unity builds.
 function(goodsim_speed_up target)
   if(GOODSIM_PCH)
     target_precompile_headers(${target} PRIVATE ${GOODSIM_PCH_STD} ${ARGN})
   endif()
-  if(GOODSIM_UNITY)
+  get_target_property(type ${target} TYPE)
+  if(GOODSIM_UNITY AND type STREQUAL "STATIC_LIBRARY")
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 16)
   endif()
 endfunction()

@@ -15,10 +15,6 @@
 namespace goodsim::app::mpi {
 namespace {
 
-// How long the MPI thread sleeps when nothing happened: short against any
-// run worth spreading over ranks, long enough not to spin a shared core.
-constexpr auto kIdleWait = std::chrono::microseconds(200);
-
 std::string task_text(const sweep::SweepPlan& plan, const sweep::SweepTask& t) {
   return fmt::format("point {} seed {}", t.point, plan.replication.seed(t.k));
 }

@@ -9,6 +9,8 @@
 // to say which rank and task were lost before it exits.
 #pragma once
 
+#include <chrono>
+
 #include <mpi.h>
 
 #include <deque>
@@ -19,6 +21,11 @@
 #include "app/mpi/wire.h"
 
 namespace goodsim::app::mpi {
+
+// How long an MPI thread (the coordinator's or a worker's) sleeps when nothing
+// happened: short against any run worth spreading over ranks, long enough not to
+// spin a shared core.
+inline constexpr auto kIdleWait = std::chrono::microseconds(200);
 
 enum class Tag : int { kHello = 1, kResults = 2, kTasks = 3, kError = 4 };
 

@@ -15,7 +15,6 @@
 namespace goodsim::app::mpi {
 namespace {
 
-constexpr auto kIdleWait = std::chrono::microseconds(200);
 // Rank 0 looks for dead ranks as soon as it sees the SIGTERM; the live ones
 // stay that long (the runtime kills them after its own grace period anyway).
 constexpr auto kTeardownGrace = std::chrono::milliseconds(300);

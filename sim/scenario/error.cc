@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "sim/scenario/text.h"
+
 namespace goodsim::scenario {
 namespace {
 
@@ -28,15 +30,6 @@ int allowed_edits(size_t length) {
   if (length <= 3) return 1;
   if (length <= 6) return 2;
   return 3;
-}
-
-std::string quoted_list(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += ", ";
-    out += fmt::format("\"{}\"", item);
-  }
-  return out;
 }
 
 }  // namespace

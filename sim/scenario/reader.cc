@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "sim/scenario/error.h"
+#include "sim/scenario/text.h"
 #include "sim/scenario/units.h"
 
 namespace goodsim::scenario {
@@ -83,15 +84,6 @@ json default_json(core::Duration d) {
 }
 
 std::string in_quotes(std::string_view s) { return fmt::format("\"{}\"", s); }
-
-std::string quoted_list(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += ", ";
-    out += in_quotes(item);
-  }
-  return out;
-}
 
 // "in [a, b]", ">= a", "<= b" or "" for the bounds that differ from (lowest, highest).
 template <class T>

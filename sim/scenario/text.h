@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace goodsim::scenario {
 
@@ -33,6 +35,16 @@ constexpr std::optional<uint64_t> parse_digits(std::string_view text, size_t max
     v = v * 10 + static_cast<uint64_t>(c - '0');
   }
   return v;
+}
+
+// `items` in double quotes, separated by commas: "a", "b", "c".
+inline std::string quoted_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) {
+    if (!out.empty()) out += ", ";
+    out += '"' + item + '"';
+  }
+  return out;
 }
 
 }  // namespace goodsim::scenario

@@ -19,7 +19,6 @@
 namespace goodsim::scenario {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
 // Just under INT64_MAX nanoseconds (~292 years), with room for rounding.
 constexpr double kMaxDurationNs = 9.2e18;
 constexpr double kCountLimit = 9223372036854775808.0;  // 2^63
@@ -167,14 +166,14 @@ struct ScaledKind {
   std::optional<double> (*scale_of)(std::string_view unit);
 };
 
-constexpr ScaledKind kBandwidth = {R"(a bandwidth like "100Gbps" or "25GB/s")", "bandwidth",
+constexpr ScaledKind kBandwidthUnits = {R"(a bandwidth like "100Gbps" or "25GB/s")", "bandwidth",
                                    "use bps, b/s, bit/s, or Bps, B/s for bytes, after a "
                                    "prefix k, M, G, T, P",
                                    bandwidth_scale};
-constexpr ScaledKind kFlops = {R"(a FLOP/s rate like "459TFLOPS" or "2e14")", "FLOP/s rate",
+constexpr ScaledKind kFlopsUnits = {R"(a FLOP/s rate like "459TFLOPS" or "2e14")", "FLOP/s rate",
                                "use FLOPS or FLOP/s after a prefix k, M, G, T, P, E",
                                flops_scale};
-constexpr ScaledKind kBytes = {R"(a byte size like "16GiB" or "2.3TB")", "byte size",
+constexpr ScaledKind kBytesUnits = {R"(a byte size like "16GiB" or "2.3TB")", "byte size",
                                "use B after a prefix k, M, G, T, P, E (x1000) or "
                                "Ki, Mi, Gi, Ti, Pi, Ei (x1024)",
                                bytes_scale};
@@ -277,7 +276,7 @@ core::Duration parse_duration(std::string_view text) {
   std::string_view rest = trim(text, kWhitespace);
   if (rest.empty()) reject(kDurationExpected, text, "empty");
   int64_t total_ns = 0;
-  double previous_unit = kInf;
+  double previous_unit = std::numeric_limits<double>::infinity();
   while (!rest.empty()) {
     const auto number = scan_number(rest);
     if (!number) reject(kDurationExpected, text);
@@ -303,9 +302,9 @@ core::Duration parse_duration(std::string_view text) {
   return core::Duration::nanos(total_ns);
 }
 
-double parse_bandwidth_bps(std::string_view text) { return parse_scaled(text, kBandwidth); }
-double parse_flops(std::string_view text) { return parse_scaled(text, kFlops); }
-double parse_bytes(std::string_view text) { return parse_scaled(text, kBytes); }
+double parse_bandwidth_bps(std::string_view text) { return parse_scaled(text, kBandwidthUnits); }
+double parse_flops(std::string_view text) { return parse_scaled(text, kFlopsUnits); }
+double parse_bytes(std::string_view text) { return parse_scaled(text, kBytesUnits); }
 
 int64_t parse_count(std::string_view text) {
   const auto number = scan_number(trim(text, kWhitespace));
@@ -371,15 +370,15 @@ core::Duration duration_from_json(const nlohmann::json& value) {
 }
 
 double bandwidth_from_json(const nlohmann::json& value) {
-  return number_or_text(value, parse_bandwidth_bps, kBandwidth.expected);
+  return number_or_text(value, parse_bandwidth_bps, kBandwidthUnits.expected);
 }
 
 double flops_from_json(const nlohmann::json& value) {
-  return number_or_text(value, parse_flops, kFlops.expected);
+  return number_or_text(value, parse_flops, kFlopsUnits.expected);
 }
 
 double bytes_from_json(const nlohmann::json& value) {
-  return number_or_text(value, parse_bytes, kBytes.expected);
+  return number_or_text(value, parse_bytes, kBytesUnits.expected);
 }
 
 double fraction_from_json(const nlohmann::json& value) {

@@ -16,7 +16,7 @@
 #include "models/runner.h"
 #include "sim/scenario/error.h"
 #include "tests/app/test_calibrate_support.h"
-#include "tests/cli/test_sweep_support.h"
+#include "tests/app/test_sweep_support.h"
 
 namespace goodsim::app::calibrate {
 namespace {

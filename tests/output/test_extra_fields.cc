@@ -28,11 +28,14 @@ TEST_CASE("declared extra fields are null until a policy sets them", "[output][e
   const auto& d = s["policies"][0]["diagnostics"];
   REQUIRE(d.contains("mean_staleness"));
   CHECK(d["mean_staleness"].is_null());
-  // The declared fields come last, after the built-in keys, as before.
-  CHECK(d.items().begin() != d.items().end());
-  std::string last;
-  for (const auto& [key, value] : d.items()) last = key;
-  CHECK(last == "mean_staleness");
+  REQUIRE(d.contains("all_paused_fraction"));
+  CHECK(d["all_paused_fraction"].is_null());
+  // The declared fields come last, after the built-in keys, in declaration order.
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : d.items()) keys.push_back(key);
+  REQUIRE(keys.size() >= 2);
+  CHECK(std::vector<std::string>(keys.end() - 2, keys.end()) ==
+        std::vector<std::string>{"mean_staleness", "all_paused_fraction"});
 }
 
 TEST_CASE("extra fields keep their type and order in summary.json", "[output][extra]") {
@@ -56,9 +59,10 @@ TEST_CASE("extra fields keep their type and order in summary.json", "[output][ex
   CHECK(dj["unknown"].is_null());
   std::vector<std::string> keys;
   for (const auto& [key, value] : dj.items()) keys.push_back(key);
-  REQUIRE(keys.size() >= 4);
-  CHECK(std::vector<std::string>(keys.end() - 4, keys.end()) ==
-        std::vector<std::string>{"mean_staleness", "merges", "rule", "unknown"});
+  REQUIRE(keys.size() >= 5);
+  CHECK(std::vector<std::string>(keys.end() - 5, keys.end()) ==
+        std::vector<std::string>{"mean_staleness", "all_paused_fraction", "merges", "rule",
+                                 "unknown"});
   const auto& lj = s["policies"][0]["learners"][0];
   CHECK(lj["mean_staleness"].is_null());
   CHECK(lj["uptime"].get<double>() == 0.75);

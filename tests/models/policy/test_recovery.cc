@@ -196,7 +196,7 @@ Moments over_seeds(int seeds, F f) {
 //            f = 1 / (1 + L (r + R));
 //   extend:  each failure adds x; the restart lasts T = R / (1 - L x),
 //            f = 1 / (1 + L (r + T));
-//   restart: f = e^(-L R) / (1 + L r) (tests/models/test_data_parallel.cc).
+//   restart: f = e^(-L R) / (1 + L r) (tests/models/policy/test_data_parallel.cc).
 TEST_CASE("data_parallel restart rules match their renewal closed forms",
           "[models][recovery][stat]") {
   const double rate = 64.0 / (64 * 3600), r = 1, big_r = 1800, x = 600;
