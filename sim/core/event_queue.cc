@@ -22,7 +22,7 @@ EventId EventQueue::push(SimTime time, Band band, HandlerId handler, uint64_t a,
   const uint64_t key = (uint64_t{band} << 56) | next_seq_++;
   slots_[slot] = Slot{key, a, b, handler};
   const uint64_t t = time_bits(time.ns());
-  if (t < near_end_) {
+  if (in_near(t)) {
     near_.push(KeyedEntry{t, key, slot});
   } else {
     place(Entry{t, slot});
@@ -79,7 +79,7 @@ size_t EventQueue::bucket_of(uint64_t t) const {
 }
 
 void EventQueue::place(Entry e) {
-  if (e.time < near_end_) {
+  if (in_near(e.time)) {
     near_.push(KeyedEntry{e.time, slots_[e.slot].key, e.slot});
     return;
   }
@@ -139,14 +139,18 @@ void EventQueue::refill() {
     // The whole bucket goes to near_, and with it the rest of its time range.
     const int shift = static_cast<int>(i / kDigits) * kDigitBits;
     const uint64_t prefix = from.front().time >> shift;
-    near_end_ = prefix == (UINT64_MAX >> shift) ? UINT64_MAX : (prefix + 1) << shift;
+    // The last range of all ends at the largest time, which near_end_ (exclusive) cannot
+    // say: near_to_max_ does, and near_ then takes every later push.
+    near_to_max_ = prefix == (UINT64_MAX >> shift);
+    near_end_ = near_to_max_ ? UINT64_MAX : (prefix + 1) << shift;
     for (const Entry& e : from) near_.append_unordered(KeyedEntry{e.time, slots_[e.slot].key, e.slot});
     near_.restore();
   } else {
     uint64_t earliest = from.front().time;
     for (const Entry& e : from) earliest = std::min(earliest, e.time);
     base_ = earliest;
-    near_end_ = earliest + 1;
+    near_to_max_ = earliest == UINT64_MAX;  // then every entry is at the largest time
+    near_end_ = near_to_max_ ? UINT64_MAX : earliest + 1;
     for (const Entry& e : from) place(e);  // every entry lands in near_ or a lower digit
   }
   from.clear();

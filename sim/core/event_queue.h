@@ -123,6 +123,8 @@ class EventQueue {
   uint32_t allocate_slot();
   void free_slot(uint32_t slot) { free_slots_.push_back(slot); }
   bool is_stale(uint32_t slot) const { return slots_[slot].key == kFreeSlot; }
+  // Whether time bits `t` belong in near_ rather than a bucket.
+  bool in_near(uint64_t t) const { return t < near_end_ || near_to_max_; }
   // REQUIRES: t > base_.
   size_t bucket_of(uint64_t t) const;
   void place(Entry e);
@@ -142,6 +144,7 @@ class EventQueue {
 
   Heap near_;                  // every entry before near_end_, by (time, key)
   uint64_t near_end_ = 1;      // > base_
+  bool near_to_max_ = false;   // near_ also holds the largest time (near_end_ == UINT64_MAX)
   uint64_t base_ = 0;          // the bucket digits are relative to it
   std::array<std::vector<Entry>, kBuckets> buckets_;
   std::array<uint64_t, kWords> occupied_{};  // bit i set when buckets_[i] is non-empty

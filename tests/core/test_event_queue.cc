@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <queue>
+#include <limits>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -89,7 +90,9 @@ void run_against_priority_queue(uint64_t seed, int ops, size_t peak, int64_t spa
     const double u = rng.uniform01();
     if ((u < 0.55 && q.size() < peak) || q.empty()) {
       // Half the delays are small (many ties), some far in the future.
-      const uint64_t scale = rng.below(4) == 0 ? static_cast<uint64_t>(span) * 1000 : span;
+      uint64_t scale = rng.below(4) == 0 ? static_cast<uint64_t>(span) * 1000 : span;
+      // Never past the largest time: now + scale stays an int64.
+      scale = std::min(scale, static_cast<uint64_t>(std::numeric_limits<int64_t>::max() - now));
       const int64_t t = now + static_cast<int64_t>(rng.below(scale + 1));
       const auto band = static_cast<Band>(rng.below(3) * 100);
       ids.push_back(q.push(SimTime::from_ns(t), band, 3, q.pushed(), 0));
