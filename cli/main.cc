@@ -194,6 +194,41 @@ int checked_stdout(int code) {
   return 2;
 }
 
+void add_calibrate(CLI::App& app, goodsim::app::calibrate::CalibrateOptions& opt) {
+  CLI::App* c = app.add_subcommand("calibrate",
+                                   "Fit scenario knobs to observed metrics "
+                                   "(weighted least squares, common random numbers)");
+  c->add_option("scenario", opt.scenario, "Scenario JSON file")->required();
+  c->add_option("--fit", opt.fits,
+                "PATH=LO..HI: a knob and its range (numbers or durations; "
+                "log scale when HI >= 10 LO > 0)")
+      ->allow_extra_args(false)
+      ->required();
+  c->add_option("--target", opt.target,
+                "Observations: CSV (set,policy,metric,value,"
+                "uncertainty) or JSON")
+      ->required();
+  c->add_option("--set", opt.sets, "Override a scenario key first (as in run)")
+      ->allow_extra_args(false);
+  c->add_option("--seeds", opt.seeds,
+                "Seeds per evaluation, the same for every candidate "
+                "(default 4)");
+  c->add_option("--jobs,-j", opt.jobs, "Runs in parallel (default: number of cores)")
+      ->check(CLI::Range(1u, goodsim::app::sweep::kMaxJobs));
+  c->add_option("--restarts", opt.restarts, "Starts after the range's centre (default 2)");
+  c->add_option("--out", opt.out_dir, "Output directory (default: out/<scenario name>-calibrate)");
+  c->add_option("--choose", opt.chooses,
+                "PATH=A|B|...: a choice or boolean key and its alternatives, or "
+                "NAME=@a.json|@b.json: scenario fragments; every combination is fitted")
+      ->allow_extra_args(false);
+  c->add_option("--max-structures", opt.max_structures,
+                "Most combinations of --choose alternatives (default 64)");
+  c->add_option("--probe", opt.probes,
+                "SET (a=1;b=2): where to simulate structures the targets cannot tell apart")
+      ->allow_extra_args(false);
+  c->add_flag("--quiet,-q", opt.quiet, "No progress lines");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -210,7 +245,7 @@ int main(int argc, char** argv) {
   add_sweep_merge(app, opt.merge);
   add_check(app, opt.check);
   add_bandwidth(app, opt.bandwidth);
-  goodsim::app::calibrate::add_calibrate(app, opt.calibrate);
+  add_calibrate(app, opt.calibrate);
   app.add_subcommand("explain", "Explain a run's figures from its summary.json: dominant "
                                 "badput, slices down, spares, checkpoints, outages, warnings")
       ->add_option("run", opt.explain, "Run directory (holding summary.json) or a summary.json")

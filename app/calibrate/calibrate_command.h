@@ -15,10 +15,6 @@
 #include <string>
 #include <vector>
 
-namespace CLI {
-class App;
-}
-
 namespace goodsim::app::calibrate {
 
 struct CalibrateOptions {
@@ -35,9 +31,6 @@ struct CalibrateOptions {
   size_t max_structures = 64;          // most combinations of the choices
   std::vector<std::string> probes;     // --probe SET: where tied structures are compared
 };
-
-// Registers the subcommand "calibrate" on `app`, filling `opt`.
-void add_calibrate(CLI::App& app, CalibrateOptions& opt);
 
 // Exit codes: 0 fitted, 2 bad input (ScenarioError propagates to main).
 int calibrate_command(const CalibrateOptions& options, std::ostream& out, std::ostream& err);

@@ -6,6 +6,7 @@
 #include <utility>
 #include <variant>
 
+#include "sim/core/check.h"
 #include "sim/output/atomic_file.h"
 
 namespace goodsim::output {
@@ -21,9 +22,11 @@ Json named_seconds(const std::vector<std::pair<std::string, double>>& v) {
   return out;
 }
 
-// Appends each extra field to `out`, in declaration order.
+// Appends each extra field to `out`, in declaration order. A policy's field never
+// replaces a built-in key of the same name.
 Json with_extra(Json out, const ExtraFields& extra) {
   for (const ExtraFields::Field& f : extra.fields()) {
+    GOODSIM_CHECK_MSG(!out.contains(f.key), "summary field \"" + f.key + "\" is built in");
     out[f.key] = std::visit(
         [](const auto& v) -> Json {
           if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::monostate>) {

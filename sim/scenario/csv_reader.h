@@ -1,5 +1,5 @@
 // Reading CSV text: the one tokenizer behind failure traces (models/failure/
-// trace_replay) and sweep result files (cli/sweep/results_file).
+// trace_replay) and sweep result files (app/sweep/results_file).
 //
 // Grammar (RFC 4180): records are lines of comma-separated fields; a field
 // that starts with a double quote ends at the next lone double quote, may hold

@@ -5,7 +5,8 @@
 // scenario, s.json. Every input must end in an exit code of 0, 1 or 2: an abort, a sanitizer
 // report, an uncaught exception, another exit code or a slow input (libFuzzer's -timeout)
 // is a finding. Inputs that ask for much work on purpose (a count above 64, --ci-target)
-// are skipped, so that each input takes milliseconds.
+// are skipped, so that each input takes milliseconds; so are inputs naming a path outside
+// the scratch directory, so that no run writes or clears files elsewhere.
 #include <unistd.h>
 
 #include <cstddef>
@@ -68,6 +69,14 @@ bool asks_for_much(const std::string& arg) {
   return false;
 }
 
+// True for an argument that could name a place outside the scratch directory (an absolute
+// path, "..", or a "~"): a run there would clear an earlier run's outputs (summary.json,
+// seed-*/, plots/) wherever the fuzzer pointed it.
+bool leaves_scratch(const std::string& arg) {
+  return arg.find('/') == 0 || arg.find("..") != std::string::npos ||
+         arg.find('~') != std::string::npos || arg.find("=/") != std::string::npos;
+}
+
 // Where goodsim's standard output and error go (emptied for each input).
 std::ostringstream& sink() {
   static std::ostringstream s;
@@ -94,7 +103,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string> args = split(data, size);
   if (args.size() > kMaxArgs) return 0;
   for (const std::string& a : args) {
-    if (a.size() > kMaxArgLength || asks_for_much(a)) return 0;
+    if (a.size() > kMaxArgLength || asks_for_much(a) || leaves_scratch(a)) return 0;
   }
   args.insert(args.begin(), "goodsim");
   std::vector<char*> argv;
