@@ -10,6 +10,7 @@
 #include "sim/scenario/json_file.h"
 #include "sim/scenario/overrides.h"
 #include "sim/scenario/scenario.h"
+#include "sim/scenario/text.h"
 
 namespace goodsim::app::calibrate {
 namespace {
@@ -24,9 +25,9 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return out;
 }
 
-bool is_index(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
+// A list index as --set paths write it (plain decimal digits, at most 9), or nullopt.
+std::optional<uint64_t> list_index(const std::string& s) { return scenario::parse_digits(s, 9); }
+bool is_index(const std::string& s) { return list_index(s).has_value(); }
 
 // "a.0.b" -> "a.*.b", the form ParamDoc keys use for list elements.
 std::string doc_key(const std::vector<std::string>& parts, size_t from) {
@@ -72,7 +73,7 @@ std::optional<scenario::ParamDoc> find_param(const nlohmann::json& doc, const st
   if (listed || (parts.size() >= 2 && parts[0] == "loss")) {
     const nlohmann::json* entry = doc.is_object() && doc.contains(parts[0]) ? &doc[parts[0]] : nullptr;
     if (entry && listed) {
-      const size_t i = std::stoul(parts[1]);
+      const uint64_t i = *list_index(parts[1]);
       entry = entry->is_array() && i < entry->size() ? &(*entry)[i] : nullptr;
     }
     if (!entry || !entry->is_object() || !entry->value("type", nlohmann::json()).is_string()) {
