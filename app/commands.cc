@@ -16,6 +16,7 @@
 #include "app/replicate.h"
 #include "app/run_progress.h"
 #include "app/scenario_source.h"
+#include "app/sweep/task_pool.h"
 #include "app/table.h"
 #include "sim/output/event_log.h"
 #include "sim/output/summary.h"
@@ -75,6 +76,19 @@ uint64_t max_output_bytes(const RunOptions& o) {
   return static_cast<uint64_t>(bytes);
 }
 
+// Policies run at once: --jobs (default: the cores), at most one per policy, and no more
+// than --max-memory holds (each run in parallel adds its dense tables).
+unsigned policy_jobs(const RunOptions& o, const models::PreparedScenario& prepared,
+                     const models::ResourceEstimate& estimate,
+                     const models::ResourceLimits& limits) {
+  unsigned jobs = std::min<size_t>(o.jobs.value_or(sweep::TaskPool::default_threads()),
+                                   prepared.policies.size());
+  while (jobs > 1 && !(estimate.bytes + (jobs - 1) * estimate.run_bytes <= limits.max_bytes)) {
+    --jobs;
+  }
+  return std::max(jobs, 1u);
+}
+
 }  // namespace
 
 int run_command(const RunOptions& options, std::ostream& out, std::ostream& err) {
@@ -83,7 +97,9 @@ int run_command(const RunOptions& options, std::ostream& out, std::ostream& err)
   const models::Registry registry = models::builtin_registry();
   const models::ResourceLimits limits = resolve_limits(options.limits);
   models::PreparedScenario prepared = prepare_source(src, registry);
-  models::enforce_limits(prepared, models::estimate_resources(prepared), limits);
+  const models::ResourceEstimate estimate = models::estimate_resources(prepared);
+  models::enforce_limits(prepared, estimate, limits);
+  const unsigned jobs = policy_jobs(options, prepared, estimate, limits);
   const scenario::Scenario& s = prepared.scenario;
   const std::filesystem::path dir = options.out_dir ? *options.out_dir : "out/" + s.name;
   std::filesystem::create_directories(dir);
@@ -96,9 +112,10 @@ int run_command(const RunOptions& options, std::ostream& out, std::ostream& err)
     trace = std::make_unique<output::TraceWriter>(dir / "trace.json.gz",
                                                   models::trace_options(prepared));
   }
-  RunProgressLine progress(err, !options.quiet && RunProgressLine::stderr_is_terminal());
-  output::RunResult run =
-      models::run_scenario(prepared, s.seed, events.get(), trace.get(), progress.callback());
+  RunProgressLine progress(err, !options.quiet && RunProgressLine::stderr_is_terminal(),
+                           prepared.policies.size());
+  output::RunResult run = models::run_scenario(prepared, s.seed, events.get(), trace.get(),
+                                               progress.callback(), jobs);
   progress.clear();
   run.sets = src.sets;
   const auto rewritten = [&](const std::string& name) {

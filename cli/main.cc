@@ -60,7 +60,9 @@ void add_run(CLI::App& app, RunOptions& opt) {
   run->add_option("--seeds", opt.seeds, "Replications: the seed and the next N-1, each written "
                                         "to DIR/seed-<seed>/; the table shows means and 95% CIs")
       ->check(goodsim::cli::count_validator());
-  run->add_option("--jobs,-j", opt.jobs, "With --seeds: runs in parallel (default: cores)")
+  run->add_option("--jobs,-j", opt.jobs, "Policies simulated in parallel, or with --seeds the "
+                                         "replications (default: cores, as many as "
+                                         "--max-memory holds); outputs do not depend on it")
       ->check(CLI::Range(1u, goodsim::app::sweep::kMaxJobs));
   add_limits(*run, opt.limits);
 }

@@ -43,9 +43,9 @@ ResourceEstimate estimate_resources(const PreparedScenario& p) {
   ResourceEstimate e;
   e.events_per_run = models.events + samples;
   e.events = e.events_per_run * policies;
-  e.bytes = cluster::ClusterState::table_bytes_for(p.layout, slowdowns) + models.bytes +
-            kPolicyBytesPerSlice * static_cast<double>(p.layout.slices()) +
-            samples * policies * sizeof(output::TimeseriesRow);
+  e.run_bytes = cluster::ClusterState::table_bytes_for(p.layout, slowdowns) + models.bytes +
+                kPolicyBytesPerSlice * static_cast<double>(p.layout.slices());
+  e.bytes = e.run_bytes + samples * policies * sizeof(output::TimeseriesRow);
   return e;
 }
 

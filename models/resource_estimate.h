@@ -3,10 +3,11 @@
 //
 // Events: each policy run replays the whole failure and straggler history, so the
 // scenario's events are (the models' expected events (ResourceUse) + the chaos timeline +
-// the samples) x policies. Memory: one policy runs at a time, so the peak is one run's
+// the samples) x policies. Memory: with one policy run at a time, the peak is one run's
 // dense tables (ClusterState per chip and per slice, the policy's slice pools, the
 // models' own tables) plus the time series every policy keeps until the outputs are
-// written. Both are expectations from the rates and the layout, not bounds: the engine
+// written; each run in parallel adds its own tables (run_bytes). Both are
+// expectations from the rates and the layout, not bounds: the engine
 // also stops any single run at max_events (PreparedScenario::max_events), so an
 // underestimate cannot hang.
 #pragma once
@@ -22,6 +23,8 @@ struct ResourceEstimate {
   double events_per_run = 0;  // expected events of one policy run
   double events = 0;          // all policy runs together
   double bytes = 0;           // peak memory of the dense tables and the kept time series
+  double run_bytes = 0;       // the dense tables of one policy run: what each further run
+                              // in parallel adds to `bytes`
 };
 
 struct ResourceLimits {

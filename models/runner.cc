@@ -3,10 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <set>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include "models/loss_tracker.h"
 #include "models/slice_down_tracker.h"
@@ -326,6 +331,55 @@ void run_in_slices(core::Simulation& sim, core::SimTime horizon, const std::stri
 
 }  // namespace
 
+namespace {
+
+// The policies of `prepared` on `jobs` threads (the calling one included). Policy i is
+// skipped only when a policy before it threw, so the first failure in policy order is
+// always found.
+std::vector<output::PolicyResult> run_in_parallel(const PreparedScenario& prepared, uint64_t seed,
+                                                  output::EventLog* events,
+                                                  const RunProgress& progress, unsigned jobs) {
+  const size_t n = prepared.policies.size();
+  std::vector<std::optional<output::PolicyResult>> results(n);
+  std::vector<std::exception_ptr> errors(n);
+  std::vector<std::unique_ptr<output::EventLog>> spools(n);
+  for (auto& spool : spools) {
+    if (events != nullptr) {
+      spool = std::make_unique<output::EventLog>(output::EventLog::Spool{}, events->max_bytes());
+    }
+  }
+  std::atomic<size_t> next{0};
+  std::atomic<size_t> first_failed{n};
+  const auto work = [&] {
+    for (size_t i = next++; i < n && i < first_failed; i = next++) {
+      try {
+        results[i] = run_policy(prepared, i, seed, spools[i].get(), nullptr, progress);
+      } catch (...) {
+        errors[i] = std::current_exception();
+        for (size_t f = first_failed; i < f && !first_failed.compare_exchange_weak(f, i);) {
+        }
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> threads;
+    try {
+      for (size_t k = 1; k < std::min<size_t>(jobs, n); ++k) threads.emplace_back(work);
+    } catch (const std::system_error&) {  // fewer threads than asked: the others do the work
+    }
+    work();
+  }
+  std::vector<output::PolicyResult> out;
+  for (size_t i = 0; i < n; ++i) {
+    if (errors[i]) std::rethrow_exception(errors[i]);
+    if (events != nullptr) events->append(*spools[i]);
+    out.push_back(std::move(*results[i]));
+  }
+  return out;
+}
+
+}  // namespace
+
 output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, uint64_t seed,
                                 output::EventLog* events, output::TraceWriter* trace,
                                 const RunProgress& progress) {
@@ -432,8 +486,12 @@ output::RunResult run_header(const PreparedScenario& prepared, uint64_t seed) {
 
 output::RunResult run_scenario(const PreparedScenario& prepared, uint64_t seed,
                                output::EventLog* events, output::TraceWriter* trace,
-                               const RunProgress& progress) {
+                               const RunProgress& progress, unsigned jobs) {
   output::RunResult run = run_header(prepared, seed);
+  if (jobs > 1 && prepared.policies.size() > 1 && trace == nullptr) {
+    run.policies = run_in_parallel(prepared, seed, events, progress, jobs);
+    return run;
+  }
   for (size_t i = 0; i < prepared.policies.size(); ++i) {
     run.policies.push_back(run_policy(prepared, i, seed, events, trace, progress));
   }

@@ -86,9 +86,15 @@ output::TraceOptions trace_options(const PreparedScenario& prepared,
 // with no policies yet; run_scenario() appends one PolicyResult per policy.
 output::RunResult run_header(const PreparedScenario& prepared, uint64_t seed);
 
-// Simulates every policy, in order.
+// Simulates every policy, `jobs` at a time on as many threads, and returns their results
+// in policy order. The result, the log and the trace are the same whatever `jobs` is:
+// each policy's records go to its own spool (output::EventLog::Spool), appended to
+// `events` in policy order; with a `trace` the policies run one after the other (the
+// trace's shared tracks and ids follow the order of the runs). When policies throw,
+// the first one's exception (in policy order) propagates; later policies may be skipped.
+// `progress` must then be callable from several threads at once.
 output::RunResult run_scenario(const PreparedScenario& prepared, uint64_t seed,
                                output::EventLog* events, output::TraceWriter* trace = nullptr,
-                               const RunProgress& progress = nullptr);
+                               const RunProgress& progress = nullptr, unsigned jobs = 1);
 
 }  // namespace goodsim::models

@@ -6,11 +6,20 @@
 // pass the cap is replaced by a last line {"truncated": true, "max_bytes": N,
 // "t": seconds}, and later records are dropped (counted), so the file stays valid
 // JSONL and says that it is incomplete. REQUIRES: max_bytes >= 128.
+//
+// A spool (EventLog(Spool{}, max_bytes)) holds the records of one policy run in an
+// anonymous temporary file (never in memory, gone when the spool is destroyed), so
+// that policies run in parallel can be logged and their records appended to the real
+// log in policy order: append() writes exactly the lines, marker and drop count that
+// recording the same calls directly into the log would have.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -24,21 +33,38 @@ class EventLog {
  public:
   // Default cap: 1 GiB.
   static constexpr uint64_t kDefaultMaxBytes = uint64_t{1} << 30;
+  struct Spool {};
   explicit EventLog(const std::filesystem::path& target, uint64_t max_bytes = kDefaultMaxBytes);
+  // A spool with the same cap as the log it will be appended to. Throws
+  // std::runtime_error when no temporary file can be created.
+  EventLog(Spool, uint64_t max_bytes);
   // Appends one line. `fields` must be an object (may be empty).
   void record(core::SimTime t, std::string_view policy, std::string_view event,
               const nlohmann::json& fields);
-  void commit() { file_.commit(); }
+  // Appends the records of `spool`, in order, as if they had been recorded here.
+  // REQUIRES: this log is not a spool; `spool` is one, with the same cap.
+  void append(EventLog& spool);
+  // REQUIRES: not a spool.
+  void commit() { file_->commit(); }
   // True once a record was dropped for the cap; dropped() counts them.
   bool truncated() const { return dropped_ > 0; }
   uint64_t dropped() const { return dropped_; }
   uint64_t max_bytes() const { return max_bytes_; }
 
  private:
-  AtomicFile file_;
+  struct CloseFile {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+  };
+  // Writes one line (or the marker, when it would pass the cap).
+  void put(double t, const std::string& text);
+  void drop_from(double t);
+
+  std::optional<AtomicFile> file_;              // the log
+  std::unique_ptr<std::FILE, CloseFile> spool_;  // or the spool's records: t, size, text
   uint64_t max_bytes_;
   uint64_t bytes_ = 0;
   uint64_t dropped_ = 0;
+  double first_dropped_t_ = 0;  // the time of the first dropped record
 };
 
 }  // namespace goodsim::output

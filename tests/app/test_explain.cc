@@ -124,6 +124,9 @@ TEST_CASE("run --seeds writes every replication and their mean and CI", "[app][e
 TEST_CASE("the progress line reads as simulated time over horizon", "[app]") {
   CHECK(RunProgressLine::text("dp", 3 * 86400.0, 30 * 86400.0, 1.25e6) ==
         "dp: simulated 3d of 30d (10.0%), 1.25e+06 events/s");
+  CHECK(RunProgressLine::text_all(0.42, 6, {{"k1", 0.61}, {"k8", 0.234}}, 2.1e6) ==
+        "simulated 42.0% of 6 policies (k1 61%, k8 23%), 2.1e+06 events/s");
+  CHECK(RunProgressLine::text_all(1.0, 2, {}, 5e5) == "simulated 100.0% of 2 policies, 5e+05 events/s");
 }
 
 }  // namespace

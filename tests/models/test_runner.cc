@@ -102,7 +102,6 @@ TEST_CASE("time to a token target is the step that reaches it", "[models][runner
   REQUIRE(r.time_to_target_s.has_value());
   CHECK(*r.time_to_target_s == 250.0);
 }
-
 }  // namespace
 }  // namespace goodsim::models
 
@@ -135,6 +134,69 @@ TEST_CASE("a loss model sees the durable steps and ends the run at the target lo
   CHECK(*t.time_to_target_s < 3600);
   CHECK(t.series.back().time_s == Approx(*t.time_to_target_s));
   CHECK(*t.final_loss <= *doc["job"]["target_loss"].get_ptr<const double*>());
+}
+
+// Four policies of different kinds and costs, so that parallel runs finish out of order.
+nlohmann::json four_policy_doc() {
+  nlohmann::json doc = two_policy_doc();
+  doc["horizon"] = "1d";
+  doc["failures"][0]["mtbf"] = "20d";
+  doc["cluster"]["spare_slices"] = 1;
+  doc["policies"].push_back({{"name", "elastic"}, {"type", "elastic_data_parallel"}});
+  doc["policies"].push_back({{"name", "decoupled"}, {"type", "decoupled_diloco"}, {"learners", 3}});
+  return doc;
+}
+
+std::string file_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The summary and the event log (capped at `max_bytes`) of a run with `jobs` threads.
+std::pair<std::string, std::string> run_with_jobs(const PreparedScenario& prepared,
+                                                  unsigned jobs, uint64_t max_bytes,
+                                                  uint64_t& dropped) {
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("goodsim_test_jobs_" + std::to_string(jobs) + ".jsonl");
+  output::EventLog log(file, max_bytes);
+  const auto summary = output::summary_json(run_scenario(prepared, 3, &log, nullptr, {}, jobs));
+  log.commit();
+  dropped = log.dropped();
+  std::string text = file_text(file);
+  std::filesystem::remove(file);
+  return {summary.dump(), text};
+}
+
+TEST_CASE("policies run in parallel give the summary and the event log of one after another",
+          "[models][runner]") {
+  const auto prepared = testing::prepare_doc(four_policy_doc());
+  uint64_t dropped_one = 0, dropped_par = 0;
+  const auto one = run_with_jobs(prepared, 1, output::EventLog::kDefaultMaxBytes, dropped_one);
+  REQUIRE(one.second.find("\"policy\":\"decoupled\"") != std::string::npos);
+  for (unsigned jobs : {2u, 3u, 8u}) {
+    const auto par = run_with_jobs(prepared, jobs, output::EventLog::kDefaultMaxBytes, dropped_par);
+    CHECK(par.first == one.first);
+    CHECK(par.second == one.second);
+    CHECK(dropped_par == 0);
+  }
+  // A cap that the log passes in the middle: the same lines, marker and drop count.
+  const uint64_t cap = one.second.size() / 2;
+  const auto capped_one = run_with_jobs(prepared, 1, cap, dropped_one);
+  const auto capped_par = run_with_jobs(prepared, 3, cap, dropped_par);
+  CHECK(dropped_one > 0);
+  CHECK(capped_par.second == capped_one.second);
+  CHECK(dropped_par == dropped_one);
+  CHECK(capped_one.second.find("\"truncated\":true") != std::string::npos);
+}
+
+TEST_CASE("a parallel run reports the first failing policy's error, in policy order",
+          "[models][runner]") {
+  auto prepared = testing::prepare_doc(four_policy_doc());
+  prepared.max_events = 50;  // every policy passes it
+  CHECK_THROWS_WITH(run_scenario(prepared, 3, nullptr, nullptr, {}, 4),
+                    Catch::Contains("policy \"dp\" was stopped"));
 }
 
 }  // namespace
