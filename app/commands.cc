@@ -161,7 +161,10 @@ int validate_command(const std::vector<std::string>& files, const std::vector<st
     try {
       const ScenarioSource src = load_scenario(f, sets, std::nullopt);
       models::PreparedScenario p = prepare_source(src, registry);
-      const models::ResourceEstimate estimate = models::estimate_resources(p);
+      models::enforce_limits(p, models::estimate_resources(p), limits);
+      // Measured only once the modelled memory fits: a pilot allocates one run's tables.
+      const models::ResourceEstimate estimate =
+          models::measure_events(p, models::estimate_resources(p));
       models::enforce_limits(p, estimate, limits);
       out << fmt::format("ok: {} ({} chips, {} policies, horizon {}; {})\n", f, p.layout.chips(),
                          p.policies.size(), scenario::format_duration(p.scenario.horizon),

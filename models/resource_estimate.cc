@@ -49,6 +49,22 @@ ResourceEstimate estimate_resources(const PreparedScenario& p) {
   return e;
 }
 
+ResourceEstimate measure_events(const PreparedScenario& p, ResourceEstimate estimate,
+                                uint64_t budget) {
+  const double horizon_s = p.scenario.horizon.seconds_f();
+  estimate.events = 0;
+  estimate.events_per_run = 0;
+  for (size_t i = 0; i < p.policies.size(); ++i) {
+    const PilotCount pilot = pilot_run(p, i, p.scenario.seed, budget);
+    const auto events = static_cast<double>(pilot.events);
+    const double run = pilot.finished || !(pilot.sim_s > 0) ? events
+                                                            : events * horizon_s / pilot.sim_s;
+    estimate.events += run;
+    estimate.events_per_run = std::max(estimate.events_per_run, run);
+  }
+  return estimate;
+}
+
 void enforce_limits(PreparedScenario& prepared, const ResourceEstimate& estimate,
                     const ResourceLimits& limits) {
   const std::string file = prepared.scenario.file ? *prepared.scenario.file : "";

@@ -36,6 +36,15 @@ struct ResourceLimits {
 
 ResourceEstimate estimate_resources(const PreparedScenario& prepared);
 
+// `estimate` with its event counts measured instead of modelled: each policy runs until it
+// has executed `budget` events (models::pilot_run), and its count is extrapolated over the
+// horizon in proportion to the simulated time (exact when the pilot reached the end).
+// The policies' own events (fragment rounds, checkpoints, reconfigurations), which the
+// models' expectations cannot see, are counted too. Costs up to `budget` events and one
+// run's tables per policy: `goodsim validate` uses it, `run` the modelled estimate.
+ResourceEstimate measure_events(const PreparedScenario& prepared, ResourceEstimate estimate,
+                                uint64_t budget = 100'000);
+
 // Throws ScenarioError (at the scenario file) when `estimate` exceeds `limits`, giving the
 // estimate and the option that raises the limit. Also sets prepared.max_events, the guard
 // of each run, to limits.max_events.

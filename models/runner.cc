@@ -345,7 +345,8 @@ std::vector<output::PolicyResult> run_in_parallel(const PreparedScenario& prepar
   std::vector<std::unique_ptr<output::EventLog>> spools(n);
   for (auto& spool : spools) {
     if (events != nullptr) {
-      spool = std::make_unique<output::EventLog>(output::EventLog::Spool{}, events->max_bytes());
+      spool = std::make_unique<output::EventLog>(output::EventLog::Spool{}, events->target(),
+                                                 events->max_bytes());
     }
   }
   std::atomic<size_t> next{0};
@@ -462,6 +463,24 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
     }
   }
   return result;
+}
+
+PilotCount pilot_run(const PreparedScenario& prepared, size_t index, uint64_t seed,
+                     uint64_t budget) {
+  struct Stop {
+    PilotCount count;
+  };
+  const RunProgress stop_at_budget = [budget](const std::string&, double sim_s, double,
+                                              uint64_t events) {
+    if (events >= budget) throw Stop{{events, sim_s, false}};
+  };
+  try {
+    const output::PolicyResult r =
+        run_policy(prepared, index, seed, nullptr, nullptr, stop_at_budget);
+    return {r.events, r.diagnostics.end_s, true};
+  } catch (const Stop& stop) {
+    return stop.count;
+  }
 }
 
 output::TraceOptions trace_options(const PreparedScenario& prepared, uint64_t max_records) {

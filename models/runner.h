@@ -77,6 +77,17 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
                                 output::EventLog* events, output::TraceWriter* trace = nullptr,
                                 const RunProgress& progress = nullptr);
 
+// How far policy `index` got (events executed, simulated seconds) when run with `seed`
+// until it had executed at least `budget` events, stopping between the slices of
+// run_policy (a slice is 1/1000 of the horizon), or until its end (`finished`).
+struct PilotCount {
+  uint64_t events = 0;
+  double sim_s = 0;
+  bool finished = false;
+};
+PilotCount pilot_run(const PreparedScenario& prepared, size_t index, uint64_t seed,
+                     uint64_t budget);
+
 // Options of a run's TraceWriter: `max_records` shared by the scenario's
 // policies and the shared cluster process, paced over the horizon.
 output::TraceOptions trace_options(const PreparedScenario& prepared,

@@ -1,5 +1,11 @@
 #include "sim/output/event_log.h"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 namespace goodsim::output {
@@ -9,28 +15,43 @@ namespace {
 // the cap.
 constexpr uint64_t kMarkerRoom = 128;
 
-void write_exact(std::FILE* f, const void* data, size_t size) {
-  if (std::fwrite(data, 1, size, f) != size) {
-    throw std::runtime_error("cannot write the temporary file of the event log");
-  }
+bool write_exact(std::FILE* f, const void* data, size_t size) {
+  return std::fwrite(data, 1, size, f) == size;
 }
 
-void read_exact(std::FILE* f, void* data, size_t size) {
-  if (std::fread(data, 1, size, f) != size) {
-    throw std::runtime_error("cannot read back the temporary file of the event log");
-  }
+bool read_exact(std::FILE* f, void* data, size_t size) {
+  return std::fread(data, 1, size, f) == size;
+}
+
+// An unlinked temporary file in `dir`: only its descriptor names it.
+std::FILE* anonymous_file(const std::filesystem::path& dir) {
+  std::string name = (dir / ".events-spool-XXXXXX").string();
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) return nullptr;
+  ::unlink(name.c_str());
+  std::FILE* f = ::fdopen(fd, "w+b");
+  if (f == nullptr) ::close(fd);
+  return f;
 }
 
 }  // namespace
 
 EventLog::EventLog(const std::filesystem::path& target, uint64_t max_bytes)
-    : max_bytes_(max_bytes) {
+    : target_(target), max_bytes_(max_bytes) {
   file_.emplace(target);
 }
 
-EventLog::EventLog(Spool, uint64_t max_bytes)
-    : spool_(std::tmpfile()), max_bytes_(max_bytes) {
-  if (!spool_) throw std::runtime_error("cannot create a temporary file for the event log");
+EventLog::EventLog(Spool, const std::filesystem::path& target, uint64_t max_bytes)
+    : target_(target),
+      spool_(anonymous_file(target.has_parent_path() ? target.parent_path() : ".")),
+      max_bytes_(max_bytes) {
+  if (!spool_) spool_error();
+}
+
+void EventLog::spool_error() const {
+  throw std::runtime_error(fmt::format("cannot write {} (the spool of a policy's events): {}",
+                                       target_.string(),
+                                       errno != 0 ? std::strerror(errno) : "write error"));
 }
 
 void EventLog::record(core::SimTime t, std::string_view policy, std::string_view event,
@@ -52,9 +73,11 @@ void EventLog::put(double t, const std::string& text) {
     return;
   }
   const uint64_t size = text.size();
-  write_exact(spool_.get(), &t, sizeof t);
-  write_exact(spool_.get(), &size, sizeof size);
-  write_exact(spool_.get(), text.data(), text.size());
+  std::FILE* f = spool_.get();
+  if (!write_exact(f, &t, sizeof t) || !write_exact(f, &size, sizeof size) ||
+      !write_exact(f, text.data(), text.size())) {
+    spool_error();
+  }
 }
 
 void EventLog::drop_from(double t) {
@@ -67,17 +90,14 @@ void EventLog::drop_from(double t) {
 
 void EventLog::append(EventLog& spool) {
   std::FILE* f = spool.spool_.get();
-  if (std::fflush(f) != 0 || std::fseek(f, 0, SEEK_SET) != 0) {
-    throw std::runtime_error("cannot read back the temporary file of the event log");
-  }
+  if (std::fflush(f) != 0 || std::fseek(f, 0, SEEK_SET) != 0) spool.spool_error();
   std::string text;
   for (uint64_t done = 0; done < spool.bytes_;) {
     double t = 0;
     uint64_t size = 0;
-    read_exact(f, &t, sizeof t);
-    read_exact(f, &size, sizeof size);
+    if (!read_exact(f, &t, sizeof t) || !read_exact(f, &size, sizeof size)) spool.spool_error();
     text.resize(size);
-    read_exact(f, text.data(), size);
+    if (!read_exact(f, text.data(), size)) spool.spool_error();
     done += size;
     if (dropped_ > 0) {
       ++dropped_;

@@ -7,8 +7,9 @@
 // "t": seconds}, and later records are dropped (counted), so the file stays valid
 // JSONL and says that it is incomplete. REQUIRES: max_bytes >= 128.
 //
-// A spool (EventLog(Spool{}, max_bytes)) holds the records of one policy run in an
-// anonymous temporary file (never in memory, gone when the spool is destroyed), so
+// A spool (EventLog(Spool{}, target, max_bytes)) holds the records of one policy run in
+// an anonymous temporary file beside `target` (never in memory; unlinked at once, so it
+// is gone when the spool is destroyed or the process killed), so
 // that policies run in parallel can be logged and their records appended to the real
 // log in policy order: append() writes exactly the lines, marker and drop count that
 // recording the same calls directly into the log would have.
@@ -35,9 +36,9 @@ class EventLog {
   static constexpr uint64_t kDefaultMaxBytes = uint64_t{1} << 30;
   struct Spool {};
   explicit EventLog(const std::filesystem::path& target, uint64_t max_bytes = kDefaultMaxBytes);
-  // A spool with the same cap as the log it will be appended to. Throws
-  // std::runtime_error when no temporary file can be created.
-  EventLog(Spool, uint64_t max_bytes);
+  // A spool for the log written to `target`, with its cap. Throws std::runtime_error
+  // naming `target` when the temporary file cannot be created or written.
+  EventLog(Spool, const std::filesystem::path& target, uint64_t max_bytes);
   // Appends one line. `fields` must be an object (may be empty).
   void record(core::SimTime t, std::string_view policy, std::string_view event,
               const nlohmann::json& fields);
@@ -50,6 +51,7 @@ class EventLog {
   bool truncated() const { return dropped_ > 0; }
   uint64_t dropped() const { return dropped_; }
   uint64_t max_bytes() const { return max_bytes_; }
+  const std::filesystem::path& target() const { return target_; }
 
  private:
   struct CloseFile {
@@ -59,6 +61,9 @@ class EventLog {
   void put(double t, const std::string& text);
   void drop_from(double t);
 
+  [[noreturn]] void spool_error() const;
+
+  std::filesystem::path target_;
   std::optional<AtomicFile> file_;              // the log
   std::unique_ptr<std::FILE, CloseFile> spool_;  // or the spool's records: t, size, text
   uint64_t max_bytes_;
