@@ -111,6 +111,12 @@ TEST_CASE("layer DAG limits: infinite bandwidth, one layer", "[models][layers]")
   const LayerStepModel one({1.0}, sec(2));
   CHECK(one.step_time({sec(0.5), sec(3), sec(0.04)}).seconds_f() ==
         Approx(2 + 0.5 + 3 + 0.04).epsilon(1e-12));
+  // ... and an exchange is the layer-free block less tau steps of compute.
+  CHECK(one.exchange_delay({0}, {sec(0), sec(3), sec(0.04)}, 0).seconds_f() ==
+        Approx(3.04).epsilon(1e-12));
+  CHECK(one.exchange_delay({0}, {sec(0), sec(3), sec(0.04)}, 1).seconds_f() ==
+        Approx(1.04).epsilon(1e-12));
+  CHECK(one.exchange_delay({0}, {sec(0), sec(3), sec(0.04)}, 2) == core::Duration::zero());
 }
 
 TEST_CASE("layer DAG: a cheaper reduce never lengthens the step; overlap beats none",
