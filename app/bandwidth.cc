@@ -51,6 +51,9 @@ void check_options(const BandwidthOptions& o, const ScenarioSource& src, double 
   }
   if (!(lo > 0 && lo < hi)) bad("--min must be positive and below --max");
   if (!(o.tolerance > 0)) bad("--tolerance must be positive");
+  if (o.grid != "reference" && o.grid != "none") {
+    bad("--grid must be \"reference\" or \"none\", got \"" + o.grid + "\"");
+  }
   const nlohmann::json* links = nullptr;
   if (src.doc.contains("cluster") && src.doc["cluster"].contains("links")) {
     links = &src.doc["cluster"]["links"];
@@ -92,6 +95,44 @@ std::optional<double> bisect_bandwidth(const std::function<double(double)>& f, d
   return hi;
 }
 
+std::vector<double> reference_grid_bps() {
+  std::vector<double> grid;
+  for (int k = 0; k < 50; ++k) grid.push_back(std::pow(10.0, -1.0 + 4.0 * k / 49.0) * 1e9);
+  return grid;
+}
+
+std::optional<size_t> first_on_grid(const std::function<double(double)>& f, double target,
+                                    const std::vector<double>& grid) {
+  if (f(grid.back()) < target) return std::nullopt;
+  size_t lo = 0;  // invariant: the answer lies in [lo, hi]
+  size_t hi = grid.size() - 1;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (f(grid[mid]) >= target) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return hi;
+}
+
+namespace {
+
+std::vector<std::string> header_for(const BandwidthOptions& o, const std::string& third) {
+  std::vector<std::string> header = {"policy", "type", third};
+  for (double t : o.targets) header.push_back(fmt::format("{:g}%", t * 100));
+  return header;
+}
+
+std::string grid_cell(const std::optional<size_t>& k, const std::vector<double>& grid) {
+  if (!k) return fmt::format(">{:.1f}", grid.back() / 1e9);
+  if (*k == 0) return fmt::format("<={:.1f}", grid.front() / 1e9);
+  return fmt::format("{:.1f}", grid[*k] / 1e9);
+}
+
+}  // namespace
+
 int bandwidth_command(const BandwidthOptions& o, std::ostream& out) {
   const ScenarioSource src = load_scenario(o.scenario, o.sets, o.seed);
   const double lo = scenario::parse_bandwidth_bps(o.min);
@@ -99,24 +140,33 @@ int bandwidth_command(const BandwidthOptions& o, std::ostream& out) {
   check_options(o, src, lo, hi);
   const models::Registry registry = models::builtin_registry();
   const models::PreparedScenario base = models::prepare(src.doc, src.label, registry);
-  std::vector<std::string> header = {"policy", "type", "as given"};
-  for (double t : o.targets) header.push_back(fmt::format("{:g}%", t * 100));
-  Table table(header);
+  const std::vector<double> grid = reference_grid_bps();
+  Table table(header_for(o, "as given"));
+  Table on_grid(header_for(o, "grid"));
   for (size_t i : chosen_policies(o, base)) {
     const output::PolicyResult as_given = models::run_policy(base, i, base.scenario.seed, nullptr);
     UtilizationProbe probe(src, registry, i, base.scenario.seed);
-    std::vector<std::string> row = {base.policies[i].name, base.policies[i].type,
-                                    fmt::format("{:.4f}", as_given.goodput)};
+    const std::string& name = base.policies[i].name;
+    const std::string& type = base.policies[i].type;
+    std::vector<std::string> row = {name, type, fmt::format("{:.4f}", as_given.goodput)};
+    std::vector<std::string> grid_row = {name, type, "Gbps"};
     for (double t : o.targets) {
       const auto x = bisect_bandwidth(std::ref(probe), t, lo, hi, o.tolerance);
-      row.push_back(x ? scenario::format_bandwidth_bps(*x) : ">" + scenario::format_bandwidth_bps(hi));
+      row.push_back(fmt::format("{}{}", x ? "" : ">", scenario::format_bandwidth_bps(x.value_or(hi))));
+      if (o.grid == "reference") grid_row.push_back(grid_cell(first_on_grid(std::ref(probe), t, grid), grid));
     }
     table.add_row(std::move(row));
+    if (o.grid == "reference") on_grid.add_row(std::move(grid_row));
   }
   out << fmt::format("WAN bandwidth (every link) for each compute utilization (goodput); "
                      "scenario \"{}\", seed {}, bisection to {:g}%\n\n",
                      base.scenario.name, base.scenario.seed, o.tolerance * 100);
   out << table.render();
+  if (o.grid == "reference") {
+    out << "\nOn the reference grid (10^(-1 + 4k/49) Gbps, k = 0..49): the smallest grid "
+           "bandwidth reaching each utilization, in Gbps\n\n";
+    out << on_grid.render();
+  }
   return 0;
 }
 

@@ -135,6 +135,8 @@ void add_bandwidth(CLI::App& app, BandwidthOptions& opt) {
   b->add_option("--min", opt.min, "Lowest bandwidth tried (default 1Mbps)");
   b->add_option("--max", opt.max, "Highest bandwidth tried (default 100Tbps)");
   b->add_option("--tolerance", opt.tolerance, "Relative precision of each answer (default 0.01)");
+  b->add_option("--grid", opt.grid, "Also report each threshold on the Streaming DiLoCo "
+                                    "simulator's bandwidth grid: reference (default) or none");
   b->add_option("--policy", opt.policies, "Only these policies (by name; default: all)")
       ->delimiter(',');
   b->add_option("--seed", opt.seed, "Seed (overrides the scenario's seed)")

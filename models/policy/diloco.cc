@@ -47,6 +47,7 @@ void Diloco::start(RunContext& ctx) {
   ledger_ = ChipTimeLedger(l.chips());
   schedule_.emplace(config_.inner_steps, config_.fragments);
   fragment_bytes_ = config_.transfer.bytes(ctx.job, config_.fragments);
+  fragment_layers_ = config_.transfer.layers(ctx.job, config_.fragments);
   register_handlers();
   const double per_slice = ctx.job.tokens_per_step / members;
   learners_.resize(m);
@@ -266,7 +267,8 @@ void Diloco::start_comm() {
   for (const Learner& lr : learners_) {
     if (lr.arrived) sites.push_back(lr.home);
   }
-  const auto t = outer_allreduce_time(*ctx_, sites, fragment_bytes_[schedule_->fragment(sync_)]);
+  const uint32_t fragment = schedule_->fragment(sync_);
+  const auto t = outer_allreduce_time(*ctx_, sites, fragment_bytes_[fragment]);
   if (!t) {
     if (!partitioned_) ctx_->log("outer_partitioned", {{"sync", sync_}});
     partitioned_ = true;
@@ -274,14 +276,10 @@ void Diloco::start_comm() {
     return;
   }
   partitioned_ = false;
-  // tau steps of compute hide that much communication (in seconds first, so
-  // that no product of huge values overflows).
-  const int64_t tau = static_cast<int64_t>(config_.overlap_steps);
-  const double hidden_s = ctx_->job.step_time.seconds_f() * static_cast<double>(tau);
+  const auto latency = outer_allreduce_time(*ctx_, sites, 0);
   comm_time_ = *t;
-  comm_wait_ = hidden_s >= t->seconds_f()
-                   ? core::Duration::zero()
-                   : std::max(core::Duration::zero(), *t - ctx_->job.step_time * tau);
+  comm_wait_ = exchange_stall(*ctx_, fragment_layers_[fragment], *t,
+                              latency.value_or(core::Duration::zero()), config_.overlap_steps);
   // late_fragments skip: the members go on; the merged fragment, later than
   // tau steps, is applied at a later sync point.
   if (!config_.transfer.wait() && comm_wait_ > core::Duration::zero()) {

@@ -14,10 +14,13 @@
 // all-reduce of the fragment's bytes (gradient_bytes / P, or as set by
 // transfer_bits and job.layers: fragment_transfer.h) by outer_allreduce_time:
 // a ring over the learners' home sites, the site of each learner's first
-// slice. Of that
-// time, tau x job.step_time (overlap_steps) is hidden behind compute: the
-// members stay held only for the remainder, charged sync_wait at the barrier
-// itself (the same total as waiting tau steps later, with one event less).
+// slice. Only the part of it that compute cannot hide stalls the members
+// (exchange_stall, diloco_plan.h): without job.layers all but tau x
+// job.step_time (overlap_steps); with job.layers the layer DAG, where each
+// layer's outer gradients leave when its backward ends and gate only that
+// layer's forward tau steps after the next one. The members stay held for
+// the stall, charged sync_wait at the barrier itself (the same total as
+// waiting later, with one event less).
 // Then all members are released together. With late_fragments "skip" they
 // are released at once whatever the all-reduce takes (the merged fragment is
 // applied at a later sync point; counted in late_syncs). The arrival barrier
@@ -149,6 +152,7 @@ class Diloco : public PolicyBase {
   std::vector<Learner> learners_;
   std::optional<SyncSchedule> schedule_;
   std::vector<double> fragment_bytes_;  // per fragment
+  std::vector<std::vector<uint32_t>> fragment_layers_;  // per fragment, with job.layers
   uint64_t sync_ = 0;         // number of the open sync point
   uint64_t synced_step_ = 0;  // inner step of the global model (last completed barrier)
   std::optional<core::SimTime> opened_;  // first arrival at the open barrier

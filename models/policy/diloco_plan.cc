@@ -6,6 +6,7 @@
 #include "models/enum_choice.h"
 #include "models/policy/comm_model.h"
 #include "models/policy/elastic_spec.h"
+#include "models/policy/layer_step_model.h"
 #include "sim/core/check.h"
 
 namespace goodsim::models::policy {
@@ -68,6 +69,20 @@ std::optional<core::Duration> outer_allreduce_time(const RunContext& ctx,
     worst = std::max(worst, flows[i].from == flows[i].to ? intra_hop : *times[i]);
   }
   return worst;
+}
+
+core::Duration exchange_stall(const RunContext& ctx, const std::vector<uint32_t>& layers,
+                              core::Duration t, core::Duration latency, uint64_t tau) {
+  const scenario::JobSpec& job = ctx.job;
+  if (job.layer_params.empty()) {
+    // In seconds first, so that no product of huge values overflows.
+    const double hidden_s = job.step_time.seconds_f() * static_cast<double>(tau);
+    if (hidden_s >= t.seconds_f()) return core::Duration::zero();
+    return std::max(core::Duration::zero(), t - job.step_time * static_cast<int64_t>(tau));
+  }
+  const ReduceCost cost{core::Duration::zero(), t - latency, latency};
+  if (ctx.layer_model != nullptr) return ctx.layer_model->exchange_delay(layers, cost, tau);
+  return LayerStepModel(job.layer_params, job.step_time).exchange_delay(layers, cost, tau);
 }
 
 std::optional<core::Duration> model_pull_time(const RunContext& ctx, cluster::SiteId from,

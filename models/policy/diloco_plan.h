@@ -95,6 +95,18 @@ std::optional<core::Duration> outer_allreduce_time(const RunContext& ctx,
                                                    const std::vector<cluster::SiteId>& sites,
                                                    double bytes);
 
+// The part of an outer exchange of one fragment that stalls the learners,
+// its all-reduce taking `t` (outer_allreduce_time, of which `latency` is the
+// zero-byte time) and its result needed `tau` steps after the next one.
+// With job.layers (`layers`: the fragment's layers, non-empty) each layer's
+// outer gradients leave when that layer's backward for weights of the sync
+// step ends and gate only that layer's next forward: the layer DAG
+// (LayerStepModel::exchange_delay; ctx.layer_model, or one built here).
+// Without job.layers the exchange is one block after the sync step:
+// max(0, t - tau x job.step_time).
+core::Duration exchange_stall(const RunContext& ctx, const std::vector<uint32_t>& layers,
+                              core::Duration t, core::Duration latency, uint64_t tau);
+
 // Time to copy `bytes` (the model) from a learner at site `from` to one at
 // `to`: bytes x 8 / job.intra_site_bps within a site, the WAN transfer time
 // (route latency + bytes x 8 / bottleneck, alone on the network) otherwise;

@@ -1,5 +1,6 @@
 #include "models/policy/fragment_transfer.h"
 
+#include <numeric>
 #include <string>
 
 #include "sim/core/check.h"
@@ -34,25 +35,37 @@ FragmentTransfer FragmentTransfer::from_json(scenario::ObjectReader& r, const Pa
   return t;
 }
 
-std::vector<double> FragmentTransfer::bytes(const scenario::JobSpec& job,
-                                            uint32_t fragments) const {
+std::vector<std::vector<uint32_t>> FragmentTransfer::layers(const scenario::JobSpec& job,
+                                                            uint32_t fragments) const {
   GOODSIM_CHECK(fragments >= 1);
-  const double total = job.gradient_bytes * bits / 16.0;
-  const std::vector<double>& layers = job.layer_params;
-  if (layers.empty()) return std::vector<double>(fragments, total / fragments);
-  GOODSIM_CHECK(fragments <= layers.size());
-  std::vector<double> params(fragments, 0.0);
-  double sum = 0;
-  const uint64_t n = layers.size();
+  std::vector<std::vector<uint32_t>> out(fragments);
+  const uint64_t n = job.layer_params.size();
+  GOODSIM_CHECK(n == 0 || fragments <= n);
   for (uint64_t l = 0; l < n; ++l) {
     // Consecutive: l lies in fragment p when floor(p n / P) <= l < floor((p+1) n / P).
     const uint64_t p = layout == FragmentLayout::kStrided ? l % fragments
                                                           : ((l + 1) * fragments - 1) / n;
-    params[p] += layers[l];
-    sum += layers[l];
+    out[p].push_back(static_cast<uint32_t>(l));
   }
-  for (double& b : params) b = total * b / sum;
-  return params;
+  return out;
+}
+
+std::vector<double> FragmentTransfer::bytes(const scenario::JobSpec& job,
+                                            uint32_t fragments) const {
+  const double total = job.gradient_bytes * bits / 16.0;
+  const std::vector<double>& params = job.layer_params;
+  if (params.empty()) {
+    GOODSIM_CHECK(fragments >= 1);
+    return std::vector<double>(fragments, total / fragments);
+  }
+  const double sum = std::accumulate(params.begin(), params.end(), 0.0);
+  std::vector<double> out;
+  for (const auto& held : layers(job, fragments)) {
+    double p = 0;
+    for (uint32_t l : held) p += params[l];
+    out.push_back(total * p / sum);
+  }
+  return out;
 }
 
 }  // namespace goodsim::models::policy

@@ -44,6 +44,9 @@ struct FragmentTransfer {
   // Bytes each of the `fragments` fragments moves per exchange (see above).
   // REQUIRES: fragments >= 1, and fragments <= layers when job.layers is set.
   std::vector<double> bytes(const scenario::JobSpec& job, uint32_t fragments) const;
+  // The layers (0-based, input to output) each fragment holds; every list is
+  // empty without job.layers. REQUIRES: as bytes().
+  std::vector<std::vector<uint32_t>> layers(const scenario::JobSpec& job, uint32_t fragments) const;
 };
 
 }  // namespace goodsim::models::policy

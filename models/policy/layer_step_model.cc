@@ -8,32 +8,60 @@
 namespace goodsim::models::policy {
 
 LayerStepModel::LayerStepModel(const std::vector<double>& layer_params, core::Duration compute)
-    : compute_(compute) {
+    : params_(layer_params), compute_(compute) {
   GOODSIM_CHECK(!layer_params.empty() && compute > core::Duration::zero());
   const double total = std::accumulate(layer_params.begin(), layer_params.end(), 0.0);
   const double unit = compute.seconds_f() / (3.0 * total - layer_params.front());
-  // Forward of every layer, then backward from the top: A_l, W_l per layer.
-  double t = unit * total;
-  for (size_t i = layer_params.size(); i-- > 0;) {
-    const double p = layer_params[i];
-    GOODSIM_CHECK(p > 0);
-    if (i > 0) t += unit * p;  // A_l; layer 1 has none
-    t += unit * p;             // W_l
-    share_.push_back(p / total);
-    release_.push_back(t);
+  const size_t n = layer_params.size();
+  release_.assign(n, 0.0);
+  forward_.assign(n, 0.0);
+  double t = 0;
+  for (size_t l = 0; l < n; ++l) {
+    GOODSIM_CHECK(layer_params[l] > 0);
+    forward_[l] = t;
+    t += unit * layer_params[l];
+  }
+  // Backward from the top: A_l, W_l per layer (layer 1 has no A).
+  for (size_t l = n; l-- > 0;) {
+    if (l > 0) t += unit * layer_params[l];
+    t += unit * layer_params[l];
+    release_[l] = t;
   }
 }
 
-core::Duration LayerStepModel::step_time(const ReduceCost& cost) const {
-  const double intra = cost.intra.seconds_f();
-  const double wan = cost.wan.seconds_f();
+double LayerStepModel::delay_s(const std::vector<bool>& in, const ReduceCost& cost,
+                               uint64_t tau) const {
+  double sum = 0;
+  for (size_t l = 0; l < params_.size(); ++l) sum += in[l] ? params_[l] : 0.0;
+  const double intra = cost.intra.seconds_f() / sum;
+  const double wan = cost.wan.seconds_f() / sum;
+  const double latency = cost.latency.seconds_f();
+  const double gate = compute_.seconds_f() * (1.0 + static_cast<double>(tau));
   double intra_free = 0;  // when each link finishes its last reduce so far
   double wan_free = 0;
-  for (size_t i = 0; i < share_.size(); ++i) {
-    intra_free = std::max(intra_free, release_[i]) + intra * share_[i];
-    wan_free = std::max(wan_free, intra_free) + wan * share_[i];
+  double delay = 0;
+  for (size_t l = params_.size(); l-- > 0;) {  // issue order: layer L first
+    if (!in[l]) continue;
+    intra_free = std::max(intra_free, release_[l]) + intra * params_[l];
+    wan_free = std::max(wan_free, intra_free) + wan * params_[l];
+    delay = std::max(delay, wan_free + latency - (gate + forward_[l]));
   }
-  const double end = std::max(wan_free + cost.latency.seconds_f(), compute_.seconds_f());
+  return delay;
+}
+
+core::Duration LayerStepModel::exchange_delay(const std::vector<uint32_t>& layers,
+                                              const ReduceCost& cost, uint64_t tau) const {
+  std::vector<bool> in(params_.size(), false);
+  for (uint32_t l : layers) {
+    GOODSIM_CHECK(l < params_.size());
+    in[l] = true;
+  }
+  if (layers.empty()) return core::Duration::zero();
+  return core::Duration::from_seconds(delay_s(in, cost, tau));
+}
+
+core::Duration LayerStepModel::step_time(const ReduceCost& cost) const {
+  const double end = compute_.seconds_f() + delay_s(std::vector<bool>(params_.size(), true), cost, 0);
   return std::max(compute_, core::Duration::from_seconds(end));
 }
 

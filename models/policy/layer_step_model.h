@@ -1,6 +1,8 @@
-// The layer-level step model (job.layers): how much of a data-parallel step's
-// gradient all-reduce stays exposed once each layer's reduce overlaps the
-// backward pass of the layers below it.
+// The layer-level step model (job.layers): the step as the Streaming DiLoCo
+// paper's compute-utilization simulator draws it (arXiv 2501.18512, section
+// 3.1): a DAG of per-layer nodes, and what a reduce of some layers' gradients
+// (data-parallel) or outer gradients (a DiLoCo fragment) costs once it
+// overlaps the compute that does not need it.
 //
 // A step of L layers is a DAG of 4L - 1 nodes:
 //   F_1 .. F_L            forward, in order;
@@ -13,21 +15,27 @@
 // each of its forward, activation and weight nodes takes p_l x u, where u =
 // compute / (3 sum p - p_1), so the compute nodes add up to the step time.
 //
-// Reduces run in the order their gradients exist (R_L first) on two links in
-// series: the intra-site ring (occupancy intra x p_l / sum p) and then, when
-// the group spans sites, the WAN ring (occupancy wan x p_l / sum p). Each link
-// serves one reduce at a time; as a link is work-conserving, the last reduce
-// ends at the same time as with equal sharing among the reduces in flight.
-// The WAN route latency is a pipeline delay paid once, by the last reduce.
-// The step ends when its last node (R_1) ends; the next step's forward needs
-// the reduced weights of layer 1, so steps do not overlap.
+// A reduce of a set S of layers (all of them for data-parallel, a fragment's
+// for DiLoCo) is one R_l per layer of S, issued when W_l ends, in the order
+// the gradients exist (R_L first). It crosses two links in series: the
+// intra-site ring (occupancy intra x p_l / sum_S p) and then, when the group
+// spans sites, the WAN ring (occupancy wan x p_l / sum_S p). Each link serves
+// the reduces in issue order, one at a time (work-conserving: the last one
+// ends when it would with the link shared equally among those in flight).
+// The WAN route latency is a pipeline delay added to each R_l's end.
 //
-// With one layer nothing overlaps: the step is compute + intra + wan +
-// latency, the layer-free model with comm_overlap 0. Infinite bandwidth gives
-// the compute time.
+// Gating: R_l's result is needed by the forward F_l of step s + 1 + tau (tau
+// = 0 for data-parallel and for DiLoCo without overlap; tau = overlap_steps
+// otherwise), and by nothing else. A late R_l holds F_l and, the chips
+// running one node at a time, everything after it: the stall is
+//   max(0, max over l in S of end(R_l) - start(F_l of step s + 1 + tau))
+// with start(F_l of step s + 1 + tau) = (1 + tau) compute + u sum_{j<l} p_j.
+// A data-parallel step is compute + that stall with S = all layers, tau = 0:
+// it ends when R_1 does. With one layer nothing overlaps: the step is compute
+// + intra + wan + latency. Infinite bandwidth gives the compute time.
 //
-// Cost: O(L) per distinct (intra, wan, latency); results are cached, so a run
-// pays it once per network state, not once per step or per event.
+// Cost: O(|S|) per question; exposed() caches data-parallel steps per distinct
+// (intra, wan, latency), so a run pays it once per network state.
 #pragma once
 
 #include <cstdint>
@@ -39,10 +47,10 @@
 
 namespace goodsim::models::policy {
 
-// What one step's whole gradient reduce costs on an otherwise idle network.
+// What a reduce costs on an otherwise idle network.
 struct ReduceCost {
-  core::Duration intra;    // intra-site ring all-reduce of every layer (link occupancy)
-  core::Duration wan;      // WAN ring all-reduce of every layer, without latency
+  core::Duration intra;    // intra-site ring all-reduce of the reduced layers (link occupancy)
+  core::Duration wan;      // WAN ring all-reduce of the reduced layers, without latency
   core::Duration latency;  // WAN route latency (zero within one site)
 };
 
@@ -53,22 +61,33 @@ class LayerStepModel {
   // compute > 0.
   LayerStepModel(const std::vector<double>& layer_params, core::Duration compute);
 
-  // The step's duration: when its last node ends (not cached).
+  // A data-parallel step's duration: compute + the stall of reducing every
+  // layer with tau = 0 (not cached).
   core::Duration step_time(const ReduceCost& cost) const;
   // step_time(cost) - compute: the communication the backward pass cannot
   // hide. Cached per distinct cost (the cache is cleared when it grows past
   // kMaxCached entries, which bounds its memory).
   core::Duration exposed(const ReduceCost& cost);
+  // The stall of reducing the layers `layers` (0-based, input to output,
+  // distinct) issued in one step, whose results gate the forward `tau` steps
+  // after the next one; `cost` is the whole reduce of those layers.
+  // REQUIRES: every index < layers().
+  core::Duration exchange_delay(const std::vector<uint32_t>& layers, const ReduceCost& cost,
+                                uint64_t tau) const;
 
-  size_t layers() const { return share_.size(); }
+  size_t layers() const { return params_.size(); }
   core::Duration compute() const { return compute_; }
   size_t cached() const { return cache_.size(); }
 
   static constexpr size_t kMaxCached = 4096;
 
  private:
-  std::vector<double> share_;    // p_l / sum p, in reduce order (layer L first)
-  std::vector<double> release_;  // seconds into the step when W_l ends, same order
+  // Stall in seconds for the layers flagged in `in` (indexed by layer).
+  double delay_s(const std::vector<bool>& in, const ReduceCost& cost, uint64_t tau) const;
+
+  std::vector<double> params_;   // p_l, input to output
+  std::vector<double> release_;  // seconds into the step when W_l ends, by layer
+  std::vector<double> forward_;  // seconds into a step when F_l starts, by layer
   core::Duration compute_;
   std::map<std::tuple<int64_t, int64_t, int64_t>, core::Duration> cache_;
 };

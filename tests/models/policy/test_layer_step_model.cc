@@ -63,6 +63,47 @@ TEST_CASE("layer DAG: three layers of different sizes", "[models][layers]") {
   CHECK(m.step_time(intra_only(1.2)).seconds_f() == Approx(17.2).epsilon(1e-12));
 }
 
+// Two uniform layers, compute 5 s, u = 1 s: F1 [0,1], F2 [1,2], A2 [2,3],
+// W2 [3,4], W1 [4,5]. A reduce of W s over the WAN (no latency unless given);
+// the next step's F1 starts at 5 (1 + tau) and F2 one second later.
+double stall(const std::vector<uint32_t>& layers, double wan, uint64_t tau, double latency = 0) {
+  const LayerStepModel m({1.0, 1.0}, sec(5));
+  return m.exchange_delay(layers, {sec(0), sec(wan), sec(latency)}, tau).seconds_f();
+}
+
+TEST_CASE("layer DAG, two layers: the reduce of both (data-parallel)", "[models][layers]") {
+  // R2 [4, 4 + W/2]; R1 [max(4 + W/2, 5), .. + W/2]. Up to W = 2 the link keeps
+  // up with the backward and only R1 is exposed (W/2); beyond, the link is
+  // saturated from 4 on and R1 ends at 4 + W (stall W - 1). They cross at W = 2.
+  CHECK(stall({0, 1}, 1, 0) == Approx(0.5).epsilon(1e-12));
+  CHECK(stall({0, 1}, 2, 0) == Approx(1.0).epsilon(1e-12));
+  CHECK(stall({0, 1}, 6, 0) == Approx(5.0).epsilon(1e-12));
+  for (double w : {0.5, 1.0, 2.0, 3.0, 6.0}) {
+    const LayerStepModel m({1.0, 1.0}, sec(5));
+    const ReduceCost c{sec(0), sec(w), sec(0.01)};
+    CHECK(m.step_time(c).seconds_f() ==
+          Approx(5 + m.exchange_delay({0, 1}, c, 0).seconds_f()).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("layer DAG, two layers: one layer's exchange gates only its forward",
+          "[models][layers]") {
+  // Top layer alone: R2 [4, 4 + W] against F2 at 6: hidden up to W = 2, then W - 2.
+  CHECK(stall({1}, 1.5, 0) == 0.0);
+  CHECK(stall({1}, 2, 0) == Approx(0.0).margin(1e-12));
+  CHECK(stall({1}, 5, 0) == Approx(3.0).epsilon(1e-12));
+  // Bottom layer alone: R1 [5, 5 + W] against F1 at 5: fully exposed.
+  CHECK(stall({0}, 1, 0) == Approx(1.0).epsilon(1e-12));
+  // tau = 1 steps of overlap move the gates 5 s later: F1 at 10, F2 at 11.
+  CHECK(stall({1}, 7, 1) == Approx(0.0).margin(1e-12));
+  CHECK(stall({1}, 9, 1) == Approx(2.0).epsilon(1e-12));
+  CHECK(stall({0}, 4, 1) == 0.0);
+  CHECK(stall({0}, 6, 1) == Approx(1.0).epsilon(1e-12));
+  // The latency delays each reduce's result: R2 ends at 4 + W + latency.
+  CHECK(stall({1}, 1.75, 0, 0.25) == Approx(0.0).margin(1e-12));
+  CHECK(stall({1}, 2, 0, 0.25) == Approx(0.25).epsilon(1e-9));
+}
+
 TEST_CASE("layer DAG limits: infinite bandwidth, one layer", "[models][layers]") {
   const LayerStepModel many(std::vector<double>(48, 1.0), sec(0.8));
   CHECK(many.step_time({sec(0), sec(0), sec(0)}) == sec(0.8));
@@ -70,6 +111,12 @@ TEST_CASE("layer DAG limits: infinite bandwidth, one layer", "[models][layers]")
   const LayerStepModel one({1.0}, sec(2));
   CHECK(one.step_time({sec(0.5), sec(3), sec(0.04)}).seconds_f() ==
         Approx(2 + 0.5 + 3 + 0.04).epsilon(1e-12));
+  // ... and an exchange is the layer-free block less tau steps of compute.
+  CHECK(one.exchange_delay({0}, {sec(0), sec(3), sec(0.04)}, 0).seconds_f() ==
+        Approx(3.04).epsilon(1e-12));
+  CHECK(one.exchange_delay({0}, {sec(0), sec(3), sec(0.04)}, 1).seconds_f() ==
+        Approx(1.04).epsilon(1e-12));
+  CHECK(one.exchange_delay({0}, {sec(0), sec(3), sec(0.04)}, 2) == core::Duration::zero());
 }
 
 TEST_CASE("layer DAG: a cheaper reduce never lengthens the step; overlap beats none",
@@ -164,9 +211,66 @@ nlohmann::json streaming(const std::string& bandwidth, int overlap, int bits) {
 TEST_CASE("diloco with transfer_bits: a quarter of the bytes at 4 bits", "[models][layers]") {
   // Plain DiLoCo, H = 20: a 2-site ring moves each fragment once per hop;
   // 4 bits: 5e8 bytes = 4e9 bits over 10 Gbps = 0.4 s + 1 ms per outer step.
+  // 8 layers, u = 0.1 / 23 s: layer 8's reduce leaves when W_8 ends (10 u),
+  // the link is busy from there on and R_1 ends at 10 u + 0.4 + 0.001,
+  // against F_1 of the next step at 0.1.
   nlohmann::json doc = streaming("10Gbps", 0, 4);
   doc["policies"][0]["fragments"] = 1;
-  CHECK(goodput(doc) == Approx(2.0 / 2.401).epsilon(1e-3));
+  const double stall = 1.0 / 23 + 0.401 - 0.1;
+  CHECK(goodput(doc) == Approx(2.0 / (2.0 + stall)).epsilon(1e-3));
+}
+
+// Two sites without latency, two layers (u = 0.02 s: W2 ends at 0.08, W1 at
+// 0.1; the next F1 at 0.1, F2 at 0.12), DiLoCo with H = 10 (1 s of compute
+// per outer step) in `fragments` consecutive fragments; the whole model's
+// exchange takes W = 16e9 bits / bandwidth.
+nlohmann::json two_layer_diloco(const std::string& bandwidth, int fragments, int overlap) {
+  nlohmann::json doc = two_sites(bandwidth, 2);
+  doc["cluster"]["links"][0]["latency"] = "0ms";
+  doc["policies"] = {{{"name", "d"}, {"type", "diloco"}, {"placement", "per_site"},
+                      {"inner_steps", 10}, {"fragments", fragments},
+                      {"overlap_steps", overlap}}};
+  return doc;
+}
+
+TEST_CASE("diloco on the layer DAG: two layers against closed forms", "[models][layers]") {
+  // Vanilla: R2 [0.08, 0.08 + W/2], R1 after it: stall W/2 while W <= 0.04
+  // (the backward hides R2), W - 0.02 beyond. Streaming (2 fragments, one
+  // layer each, W/2 apiece): layer 1's exchange stalls W/2, layer 2's
+  // max(0, W/2 - 0.04). Utilization = 1 / (1 + stalls per outer step).
+  // W = 0.1 (160 Gbps): both exposed, streaming ahead.
+  CHECK(goodput(two_layer_diloco("160Gbps", 1, 0)) == Approx(1 / 1.08).epsilon(1e-3));
+  CHECK(goodput(two_layer_diloco("160Gbps", 2, 0)) == Approx(1 / 1.06).epsilon(1e-3));
+  // W = 0.05 (320 Gbps): layer 2's exchange hidden in streaming only.
+  CHECK(goodput(two_layer_diloco("320Gbps", 1, 0)) == Approx(1 / 1.03).epsilon(1e-3));
+  CHECK(goodput(two_layer_diloco("320Gbps", 2, 0)) == Approx(1 / 1.025).epsilon(1e-3));
+  // W = 0.02 (800 Gbps): all but layer 1's reduce hidden in both, the same stall.
+  CHECK(goodput(two_layer_diloco("800Gbps", 1, 0)) == Approx(1 / 1.01).epsilon(1e-3));
+  CHECK(goodput(two_layer_diloco("800Gbps", 2, 0)) == Approx(1 / 1.01).epsilon(1e-3));
+  // One step of overlap (gates at 0.2 and 0.22), W = 0.4 (40 Gbps): layer 1
+  // stalls 0.2 - 0.1, layer 2 0.2 + 0.08 - 0.22; at 160 Gbps nothing.
+  CHECK(goodput(two_layer_diloco("40Gbps", 2, 1)) == Approx(1 / 1.16).epsilon(1e-3));
+  CHECK(goodput(two_layer_diloco("160Gbps", 2, 1)) == Approx(1.0).epsilon(1e-3));
+}
+
+TEST_CASE("streaming without overlap beats vanilla DiLoCo once the exchange backs up",
+          "[models][layers]") {
+  // 8 layers, H = 16: at bandwidths where the whole model's exchange outlasts
+  // the backward, fragments smaller than the model start before the last
+  // backward and hold only their own layers' forward.
+  for (const char* bw : {"10Gbps", "40Gbps", "160Gbps"}) {
+    nlohmann::json doc = two_layer_diloco(bw, 1, 0);
+    doc["job"]["layers"] = 8;
+    doc["policies"][0]["inner_steps"] = 16;
+    const double vanilla = goodput(doc);
+    for (int p : {2, 4, 8}) {
+      doc["policies"][0]["fragments"] = p;
+      CHECK(goodput(doc) > vanilla + 1e-3);
+      doc["policies"][0]["fragment_layers"] = "strided";
+      CHECK(goodput(doc) > vanilla + 1e-3);
+      doc["policies"][0].erase("fragment_layers");
+    }
+  }
 }
 
 TEST_CASE("streaming diloco: more bandwidth and more overlap never hurt", "[models][layers]") {
