@@ -41,17 +41,25 @@ void ScalingLawLoss::start(const TrainingShape& shape, core::Rng rng) {
   GOODSIM_CHECK(shape.inner_steps_h > 0 || shape.learners == 1);
   shape_ = shape;
   d_eff_ = 0;
-  const uint32_t m = data_parallel() ? 1 : shape.learners;
-  optimal_batch_ = config_.fits.optimal_batch(shape.params, m) / m;
+  optimal_batch_ = learner_optimal_batch(data_parallel() ? 1 : shape.learners);
   active_.assign(shape.learners, 1);
   contributing_.assign(shape.learners, 0);
 }
 
 double ScalingLawLoss::batch_efficiency(double batch_tokens) const {
-  const double x = std::log(batch_tokens / optimal_batch_);
+  return batch_efficiency(batch_tokens, optimal_batch_);
+}
+
+double ScalingLawLoss::batch_efficiency(double batch_tokens, double optimal) const {
+  const double x = std::log(batch_tokens / optimal);
   double k = x < 0 ? config_.batch_below : config_.batch_above;
   if (!data_parallel()) k /= config_.diloco_tolerance;
   return 1 / (1 + k * x * x);
+}
+
+double ScalingLawLoss::learner_optimal_batch(uint32_t learners) const {
+  const uint32_t m = std::max<uint32_t>(learners, 1);
+  return config_.fits.optimal_batch(shape_.params, m) / m;
 }
 
 double ScalingLawLoss::staleness_efficiency(uint64_t staleness) const {
@@ -77,13 +85,20 @@ void ScalingLawLoss::on_inner_steps(uint32_t m, uint64_t steps, double batch_tok
 void ScalingLawLoss::on_merge(uint32_t p, const std::vector<Contribution>& contributors) {
   GOODSIM_CHECK(p < shape_.fragments_p);
   if (data_parallel() || contributors.empty()) return;
+  // b* follows the learners taking part now (those that have not left), so
+  // learners that join shrink everyone's optimal share: B*(N, M) / M falls
+  // as M grows (beta_B < 1), the diminishing return of a larger global batch.
+  uint32_t active = 0;
+  for (uint32_t m = 0; m < shape_.learners; ++m) active += active_[m];
+  for (const Contribution& c : contributors) active += active_[c.learner] ? 0 : 1;
+  const double optimal = learner_optimal_batch(active);
   double tokens = 0;
   for (const Contribution& c : contributors) {
     GOODSIM_CHECK(c.learner < shape_.learners && !contributing_[c.learner]);
     GOODSIM_CHECK(c.weight >= 0 && c.tokens >= 0);
     contributing_[c.learner] = 1;
     if (c.tokens <= 0 || c.weight <= 0) continue;
-    tokens += c.tokens * batch_efficiency(c.weight / c.tokens) *
+    tokens += c.tokens * batch_efficiency(c.weight / c.tokens, optimal) *
               staleness_efficiency(c.staleness);
   }
   uint32_t left_out = 0;

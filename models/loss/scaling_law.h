@@ -13,7 +13,10 @@
 //     with b_c = weight_c / tokens_c, the contributor's mean batch per step.
 // The discounts, each in (0, 1] (parameters in ScalingLawConfig):
 //   (a) batch: eta_batch(b) = 1 / (1 + k * ln(b / b*)^2), b* the optimal
-//       per-learner batch B*(N, M) / M; k = below or above as b < b* or
+//       per-learner batch B*(N, M) / M, with M the learners taking part at
+//       the merge (all but those that left: scavenged learners that join
+//       raise M and lower b*; data parallel: M = 1 and b the global batch
+//       of each stretch of steps); k = below or above as b < b* or
 //       b > b*, divided by diloco_tolerance for DiLoCo (which tolerates
 //       larger batches, as published). Defaults follow the nqm tier's
 //       loss-vs-batch curve at D = 20N (0.5 b*: +0.5%, 2 b*: +2.7% loss).
@@ -70,7 +73,10 @@ class ScalingLawLoss final : public LossModel {
   // Tokens counted so far, after discounts.
   double effective_tokens() const { return d_eff_; }
   // The discounts (exposed for tests and docs).
-  double batch_efficiency(double batch_tokens) const;
+  double batch_efficiency(double batch_tokens) const;  // at b* of all M learners
+  double batch_efficiency(double batch_tokens, double optimal) const;
+  // b* of `learners` taking part: B*(N, learners) / learners (at least 1).
+  double learner_optimal_batch(uint32_t learners) const;
   double staleness_efficiency(uint64_t staleness) const;
   double left_out_efficiency(uint32_t contributors, uint32_t left_out) const;
 

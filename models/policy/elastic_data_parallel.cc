@@ -38,6 +38,24 @@ void read_slice_windows(scenario::ObjectReader& r, std::optional<uint32_t> membe
   }
 }
 
+std::optional<ScheduledResize> read_scheduled_resize(scenario::ObjectReader& r) {
+  auto o = r.optional_object("scheduled_resize",
+                             "scheduled joins and leaves resize the job like a synchronous "
+                             "job: stop, checkpoint, reshard, restart (default: the elastic "
+                             "upscale and downscale pauses)");
+  if (!o) return std::nullopt;
+  ScheduledResize z;
+  z.stop = o->duration("stop", core::Duration::seconds(30),
+                       "drain the step in flight and quiesce the collectives");
+  z.checkpoint = o->duration("checkpoint", core::Duration::minutes(1),
+                             "blocking write of the state, the new rollback point");
+  z.reshard = o->duration("reshard", core::Duration::minutes(2),
+                          "re-partition state and data for the new data-parallel size");
+  z.restart = o->duration("restart", core::Duration::minutes(10),
+                          "start the program at the new size (\"10 or more minutes\")");
+  return z;
+}
+
 }  // namespace
 
 ElasticDataParallelConfig ElasticDataParallelConfig::from_json(scenario::ObjectReader& r,
@@ -50,6 +68,7 @@ ElasticDataParallelConfig ElasticDataParallelConfig::from_json(scenario::ObjectR
                                      "wall time between (free, asynchronous) checkpoints used "
                                      "by the fallback restart", core::Duration::nanos(1));
   read_slice_windows(r, members, c.schedule);
+  c.scheduled_resize = read_scheduled_resize(r);
   return c;
 }
 
@@ -112,8 +131,15 @@ void ElasticDataParallel::on_group_change() {
     ledger_.move(Category::kProductive, Category::kLostWork, rolled);
     group_->rollback_to(checkpoint_.steps, checkpoint_.tokens);
     ctx_->log("fallback_restart", {{"to_step", checkpoint_.steps}});
+    while (!batch_changes_.empty() && batch_changes_.back().steps > checkpoint_.steps) {
+      batch_changes_.pop_back();
+    }
   }
   was_down_ = down;
+  const uint64_t steps = group_->steps(now);
+  if (steps > (batch_changes_.empty() ? loss_reported_.steps : batch_changes_.back().steps)) {
+    batch_changes_.push_back({steps, group_->tokens(now), 0});
+  }
   log_resize(*ctx_, *group_, logged_slices_);
   outages_.set_training(group_->mode() == ElasticGroup::Mode::kRunning, now);
   refresh_split();
@@ -148,18 +174,34 @@ void ElasticDataParallel::on_window(uint64_t index, bool join) {
   if (done_) return;
   const SliceWindow& w = config_.schedule.at(index);
   ctx_->log(join ? "slices_join" : "slices_leave", {{"first", w.first}, {"end", w.end}});
-  group_->set_present(w.first, w.end, join);  // calls on_group_change
+  if (!config_.scheduled_resize) {
+    group_->set_present(w.first, w.end, join);  // calls on_group_change
+    return;
+  }
+  // The synchronous resize: the checkpoint it writes holds the steps done
+  // before the stop; one pause covers the four costs. A group already paused
+  // (a failure) or restarting pays it from now; a group down stays down.
+  take_checkpoint();
+  group_->set_present(w.first, w.end, join);
+  if (group_->mode() == ElasticGroup::Mode::kReconfiguring) {
+    group_->pause(config_.scheduled_resize->total());
+    ctx_->log("scheduled_resize", {{"pause_s", config_.scheduled_resize->total().seconds_f()},
+                                   {"slices", group_->active_slices()}});
+  }
+}
+
+void ElasticDataParallel::take_checkpoint() {
+  const core::SimTime now = ctx_->sim.now();
+  if (group_->mode() != ElasticGroup::Mode::kRunning) return;
+  ledger_.advance(now);
+  checkpoint_ = {group_->steps(now), group_->tokens(now),
+                 ledger_.total(Category::kProductive) - group_->in_flight()};
+  ++checkpoints_;
+  report_to_loss(checkpoint_.steps, checkpoint_.tokens);
 }
 
 void ElasticDataParallel::on_checkpoint() {
-  const core::SimTime now = ctx_->sim.now();
-  if (group_->mode() == ElasticGroup::Mode::kRunning) {
-    ledger_.advance(now);
-    checkpoint_ = {group_->steps(now), group_->tokens(now),
-                   ledger_.total(Category::kProductive) - group_->in_flight()};
-    ++checkpoints_;
-    report_to_loss(checkpoint_.steps, checkpoint_.tokens);
-  }
+  take_checkpoint();
   ctx_->sim.schedule_in(config_.checkpoint_interval, core::kBandPolicy, h_checkpoint_);
 }
 
@@ -215,11 +257,25 @@ std::vector<cluster::SliceId> ElasticDataParallel::learner_slices(uint32_t k) co
 }
 
 // Checkpointed progress is durable (a fallback restart never goes further
-// back); it reaches the loss model with the mean batch of its steps.
+// back); it reaches the loss model stretch by stretch of constant batch, so
+// a batch that grows and shrinks with scavenged capacity is discounted at
+// each of its sizes (loss.md: eta_batch), not at their mean.
 void ElasticDataParallel::report_to_loss(uint64_t steps, double tokens) {
-  if (ctx_->loss == nullptr || steps <= loss_reported_.steps) return;
+  if (steps <= loss_reported_.steps) return;
+  size_t used = 0;
+  for (; used < batch_changes_.size() && batch_changes_[used].steps < steps; ++used) {
+    report_stretch(batch_changes_[used].steps, batch_changes_[used].tokens);
+  }
+  batch_changes_.erase(batch_changes_.begin(), batch_changes_.begin() + static_cast<long>(used));
+  report_stretch(steps, tokens);
+}
+
+void ElasticDataParallel::report_stretch(uint64_t steps, double tokens) {
+  if (steps <= loss_reported_.steps) return;
   const uint64_t n = steps - loss_reported_.steps;
-  ctx_->loss->on_inner_steps(0, n, (tokens - loss_reported_.tokens) / static_cast<double>(n));
+  if (ctx_->loss != nullptr) {
+    ctx_->loss->on_inner_steps(0, n, (tokens - loss_reported_.tokens) / static_cast<double>(n));
+  }
   loss_reported_ = {steps, tokens, 0};
 }
 

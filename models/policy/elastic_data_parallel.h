@@ -15,7 +15,14 @@
 // leave}): the job's slices [first_slice, end_slice) are part of it only
 // during their windows. Outside they are lent out (absent from the group:
 // idle, or down when failed); arriving and leaving cost an upscale and a
-// downscale pause like slices returning or failing.
+// downscale pause like slices returning or failing. With `scheduled_resize`
+// the job instead takes the capacity in and gives it back the way a
+// synchronous job does: it stops, writes a checkpoint (which becomes the
+// fallback restart's rollback point), re-shards its state for the new size
+// and restarts, one pause of stop + checkpoint + reshard + restart charged
+// reconfigure to every active chip (the step in flight is lost). Slices at
+// other sites join the all-reduce ring: every step then pays the cross-site
+// ring all-reduce over the WAN (elastic_group.h, comm_model.h).
 #pragma once
 
 #include <memory>
@@ -37,10 +44,21 @@ struct SliceWindow {
   core::Duration leave;  // > join
 };
 
+// The synchronous resize at a scheduled join or leave (docs/scavenging.md
+// gives each default's source).
+struct ScheduledResize {
+  core::Duration stop;        // drain the step in flight, quiesce the collectives
+  core::Duration checkpoint;  // write the state (blocking)
+  core::Duration reshard;     // re-partition state and data for the new size
+  core::Duration restart;     // start the program at the new size, reload
+  core::Duration total() const { return stop + checkpoint + reshard + restart; }
+};
+
 struct ElasticDataParallelConfig {
   ElasticSpec elastic;
   core::Duration checkpoint_interval;
   std::vector<SliceWindow> schedule;  // windows of overlapping ranges never overlap in time
+  std::optional<ScheduledResize> scheduled_resize;  // absent: the elastic pauses
 
   static ElasticDataParallelConfig from_json(scenario::ObjectReader& r, const ParseContext& ctx);
 };
@@ -75,16 +93,22 @@ class ElasticDataParallel : public PolicyBase {
   void on_checkpoint();
   void schedule_windows();
   void on_window(uint64_t index, bool join);
+  void take_checkpoint();
   void on_target();
   void schedule_target();
   void refresh_split();
   void report_to_loss(uint64_t steps, double tokens);
+  void report_stretch(uint64_t steps, double tokens);  // one batch since loss_reported_
 
   ElasticDataParallelConfig config_;
   RunContext* ctx_ = nullptr;
   std::unique_ptr<ElasticGroup> group_;
   Checkpoint checkpoint_;
   Checkpoint loss_reported_;  // progress reported to ctx.loss
+  // Progress at every change of the group since loss_reported_: the batch is
+  // constant between two of them, so each stretch reaches the loss model
+  // with its own batch.
+  std::vector<Checkpoint> batch_changes_;
   ChipNanos lost_moved_ = 0;  // group lost work already moved in the ledger
   bool was_down_ = false;
   uint32_t logged_slices_ = 0;  // active slices last logged ("resize" events)

@@ -113,28 +113,55 @@ class AnalysisTest(unittest.TestCase):
             self.assertIn("<table>", page)
             self.assertIn("dp", page)
 
+    def write_ttt(self, run_dir, times):
+        """A summary.json in run_dir with one policy per (name, time_to_target_s)."""
+        os.makedirs(run_dir)
+        policies = [{"name": name, "type": "x", "goodput": 1, "uptime": 1, "downtime_s": 0,
+                     "badput": {}, "time_to_target_s": t} for name, t in times]
+        with open(os.path.join(run_dir, "summary.json"), "w", encoding="utf-8") as f:
+            json.dump({"policies": policies}, f)
+
     def test_time_to_target_relative_to_base(self):
         run_dir = os.path.join(self.tmp.name, "ttt")
-        os.makedirs(run_dir)
-        def policy(name, t):
-            return {"name": name, "type": "x", "goodput": 1, "uptime": 1, "downtime_s": 0,
-                    "badput": {}, "time_to_target_s": t}
-        summary = {"policies": [policy("dp-base", 7200), policy("dp-plus50", 9000),
-                                policy("decoupled-base", 7200),
-                                policy("decoupled-plus100", 3600),
-                                policy("decoupled-plus25", None)]}
-        with open(os.path.join(run_dir, "summary.json"), "w", encoding="utf-8") as f:
-            json.dump(summary, f)
+        self.write_ttt(run_dir, [("dp-base", 7200), ("dp-plus50", 9000),
+                                 ("decoupled-base", 7200), ("decoupled-plus100", 3600),
+                                 ("decoupled-plus25", None)])
         result = self.script("time_to_target.py", run_dir)
         self.assertEqual(result.returncode, 0, result.stderr)
-        lines = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines()[1:]}
-        self.assertEqual(lines["dp-base"], ["2.00", "1.000", "1.000"])
-        self.assertEqual(lines["dp-plus50"], ["2.50", "1.250", "0.800"])
-        self.assertEqual(lines["decoupled-plus100"], ["1.00", "0.500", "2.000"])
-        self.assertEqual(lines["decoupled-plus25"], ["-", "-", "-"])
+        lines = {line.split()[0]: line.split()[1:] for line in result.stdout.splitlines()[2:7]}
+        self.assertEqual(lines["dp-base"], ["2.00", "1.000", "0"])
+        self.assertEqual(lines["dp-plus50"], ["2.50", "1.250", "0"])
+        self.assertEqual(lines["decoupled-plus100"], ["1.00", "0.500", "0"])
+        self.assertEqual(lines["decoupled-plus25"], ["-", "-", "1"])
+        self.assertIn("+50%", result.stdout)
         result = self.script("time_to_target.py", self.tmp.name)
         self.assertEqual(result.returncode, 2)
         self.assertIn("summary.json: no such file", result.stderr)
+
+    def test_time_to_target_over_seeds(self):
+        """Ratios are paired seed by seed: dp-plus25/dp-base is 0.5, 0.75 and 1.0 in the three
+        seeds, mean 0.75, sd 0.25, half-width t(0.975, 2) x 0.25 / sqrt(3) = 0.621 (the
+        ratio of the mean times, 7 / 9 = 0.778, is not what is averaged); dp-plus300: 1, 1,
+        0.5, mean 0.833 +- 0.717. decoupled-plus25 missed the target in seed 8."""
+        top = os.path.join(self.tmp.name, "seeds")
+        base = [2 * 3600, 4 * 3600, 3 * 3600]
+        plus25 = [1 * 3600, 3 * 3600, 3 * 3600]
+        plus300 = [2 * 3600, 4 * 3600, 1.5 * 3600]
+        for i, seed in enumerate((7, 8, 9)):
+            self.write_ttt(os.path.join(top, f"seed-{seed}"),
+                           [("dp-base", base[i]), ("dp-plus25", plus25[i]),
+                            ("dp-plus300", plus300[i]), ("decoupled-base", 3600),
+                            ("decoupled-plus25", None if seed == 8 else 1800)])
+        result = self.script("time_to_target.py", top)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        out = result.stdout
+        self.assertIn("over 3 seeds", out)
+        rows = {line.split()[0]: line for line in out.splitlines() if line.strip()}
+        self.assertIn("0.750 +- 0.621", rows["dp-plus25"])
+        self.assertIn("0.833 +- 0.717", rows["dp-plus300"])
+        self.assertIn("missed 1/3", rows["+25%"])
+        self.assertIn("0.750 +- 0.621", rows["+25%"])
+        self.assertIn("0.833 +- 0.717", rows["+300%"])
 
     def test_not_a_sweep_fails_clearly(self):
         result = self.script("plot_sweep.py", self.out)

@@ -155,8 +155,37 @@ TEST_CASE("scaling_law: solo merges that leave out an active learner count less"
   const ScalingLawLoss solo = run(0), together = run(1), alone = run(2);
   CHECK(solo.effective_tokens() == Approx(0.75 * together.effective_tokens()));
   CHECK(solo.loss() > together.loss());
-  // Alone after the other left: no discount, but half the tokens.
-  CHECK(alone.effective_tokens() == Approx(0.5 * together.effective_tokens()));
+  // Alone after the other left: no left-out discount, half the tokens, and
+  // b* is now one learner's, B*(N, 1), so the batch B*(N, 2) / 2 = 2^(0.3399 - 1)
+  // B*(N, 1) is below it: eta = 1 / (1 + (0.2 / 2) ln(2^-0.6601)^2).
+  const double x = std::log(std::pow(2.0, 0.3399 - 1));
+  CHECK(alone.effective_tokens() ==
+        Approx(0.5 * together.effective_tokens() / (1 + 0.1 * x * x)));
+}
+
+TEST_CASE("scaling_law: b* follows the learners taking part in a merge", "[loss]") {
+  // 16 learners configured, 12 left (scavenged capacity lent out): a merge of
+  // the 4 others, each 30 steps at batch b = 1e6 tokens, P = 1, counts
+  // 4 x 30 b x eta(b) with b* = B*(N, 4) / 4 and the DiLoCo k = 1 / 2 above
+  // b*. When 4 more join, b* = B*(N, 8) / 8 and the same merge counts less.
+  const double n = 7e9, b = 1e6;
+  const ScalingFits fits;
+  auto merged = [&](uint32_t present) {
+    ScalingLawLoss model(ScalingLawConfig{});
+    model.start({n, 16 * b, 16, 30, 1}, core::Rng(1));
+    for (uint32_t m = present; m < 16; ++m) model.on_leave(m);
+    std::vector<Contribution> c;
+    for (uint32_t m = 0; m < present; ++m) c.push_back({m, 30 * b * b, 30 * b, 0});
+    model.on_merge(0, c);
+    return model.effective_tokens() / present;  // per contributor
+  };
+  auto expected = [&](uint32_t m) {
+    const double x = std::log(b / (fits.optimal_batch(n, m) / m));
+    return 30 * b / (1 + 0.5 * x * x);
+  };
+  CHECK(merged(4) == Approx(expected(4)).epsilon(1e-12));
+  CHECK(merged(8) == Approx(expected(8)).epsilon(1e-12));
+  CHECK(merged(8) < merged(4));
 }
 
 TEST_CASE("the loss object selects and configures a tier", "[loss]") {
