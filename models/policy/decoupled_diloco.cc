@@ -203,7 +203,9 @@ void DecoupledDiloco::book_unsynced(uint32_t m) {
       l.sync_floor(), last > 0 ? l.own_of(last) : 0);
   if (own <= from) return;
   const double tokens = l.tokens_at(own) - l.tokens_at(from);
-  ledger_.move(Category::kProductive, Category::kLostWork, l.kept_between(from, own));
+  const ChipNanos chip_time = l.kept_between(from, own);
+  ledger_.move(Category::kProductive, Category::kLostWork, chip_time);
+  l.add_lost_unsynced(chip_time);
   l.add_lost_tokens(tokens);
   ctx_->log("learner_lost_work", {{"learner", m}, {"steps", own - from}, {"tokens", tokens}});
 }

@@ -93,6 +93,7 @@ class DecoupledDiloco : public PolicyBase {
   void describe(output::Diagnostics& d, core::SimTime end) const override;
 
  private:
+  void add_learner_fields(output::ExtraFields& f, uint32_t k) const;
   void create_learners();
   void schedule_windows();
   // What the syncer's and the gate's predictions read of learner m's group.

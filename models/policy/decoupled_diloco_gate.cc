@@ -12,6 +12,8 @@ DecoupledDilocoGate::DecoupledDilocoGate(RunContext& ctx, const DecoupledDilocoC
     : ctx_(ctx), config_(config), learners_(learners), schedule_(schedule), rounds_(rounds),
       transfers_(transfers) {
   gates_.resize(learners.size());
+  waits_.resize(learners.size());
+  merges_.resize(config.fragments);
   waiting_.assign(config.fragments, 0);
 }
 
@@ -42,6 +44,7 @@ void DecoupledDilocoGate::update(uint32_t m) {
 
 void DecoupledDilocoGate::on_merged(uint32_t p) {
   if (stopped_) return;
+  note_merge(p);
   for (uint32_t m = 0, n = static_cast<uint32_t>(gates_.size()); m < n; ++m) {
     Gate& g = gates_[m];
     if (g.settled) continue;
@@ -192,6 +195,17 @@ void DecoupledDilocoGate::hold(uint32_t m) {
   Gate& g = gates_[m];
   g.held = true;
   g.held_since = now();
+  // Already merged (on its way): its quorum and merge are past; only their
+  // order against the learner's report matters, and both precede the hold.
+  g.merge_seen = rounds_.delivery(g.fragment, m, g.round) != kUnknown;
+  g.quorum_at = g.merged_at = g.reported_at = now();
+  const DecoupledDilocoLearner& l = *learners_[m];
+  if (const auto r = l.time_of_own(l.own_of(g.report))) g.reported_at = std::min(*r, now());
+  if (g.merge_seen) {
+    const MergeMark* mark = merge_of(g.fragment, g.round);
+    g.quorum_at = mark ? mark->quorum_at : g.reported_at;
+    g.merged_at = mark ? mark->merged_at : g.reported_at;
+  }
   ++stalls_;
   learners_[m]->group().hold();  // the listener calls update(): the release, once merged
 }
@@ -212,10 +226,69 @@ void DecoupledDilocoGate::end_stall(uint32_t m) {
   g.held = false;
   const core::Duration wait = now() - g.held_since;
   stall_time_ += wait;
+  waits_[m] += hold_causes(m);
   ctx_.log("learner_stall", [&] {
     return nlohmann::json{{"learner", m}, {"fragment", g.fragment}, {"round", g.round},
                           {"wait_s", wait.seconds_f()}};
   });
+}
+
+
+void DecoupledDilocoGate::note_merge(uint32_t p) {
+  const uint64_t merged = rounds_.open_round(p) - 1;  // on_merged: the next round is open
+  const MergeMark mark{merged, rounds_.fragment(p).quorum_at, now()};
+  std::vector<MergeMark>& marks = merges_[p];
+  if (marks.size() == kMarks) marks.erase(marks.begin());
+  marks.push_back(mark);
+  for (Gate& g : gates_) {
+    if (!g.held || g.merge_seen || g.fragment != p || g.round > merged) continue;
+    g.merge_seen = true;
+    g.quorum_at = mark.quorum_at;
+    g.merged_at = mark.merged_at;
+  }
+}
+
+const DecoupledDilocoGate::MergeMark* DecoupledDilocoGate::merge_of(uint32_t p,
+                                                                    uint64_t round) const {
+  for (const MergeMark& mark : merges_[p]) {
+    if (mark.round >= round) return &mark;  // the first merge that delivers round n
+  }
+  return nullptr;
+}
+
+// The way back of the awaited fragment after the learner's report r splits
+// into quorum [r, q), grace [q, g) and transfer [g, now) (each from r on).
+// The learner's own steps from r to the hold h hide h - r of it, taken
+// first from the transfer, then the grace window (what tau steps of overlap
+// are for), so the hold is charged to the causes that outlast them.
+DecoupledDilocoGate::Waits DecoupledDilocoGate::hold_causes(uint32_t m) const {
+  const Gate& g = gates_[m];
+  const core::SimTime from = g.reported_at, to = now();
+  core::SimTime quorum = to, merged = to;  // not merged: all quorum, ...
+  if (g.merge_seen) {
+    quorum = g.quorum_at;
+    merged = g.merged_at;
+  } else if (g.fragment != kNone && rounds_.open_round(g.fragment) == g.round &&
+             rounds_.fragment(g.fragment).phase == FragmentRounds::Phase::kGrace) {
+    quorum = rounds_.fragment(g.fragment).quorum_at;  // ... or grace since its quorum
+  }
+  quorum = std::clamp(quorum, from, to);
+  merged = std::clamp(merged, quorum, to);
+  core::Duration hidden = g.held_since - from;
+  const auto uncovered = [&hidden](core::Duration part) {
+    const core::Duration covered = std::min(part, hidden);
+    hidden -= covered;
+    return part - covered;
+  };
+  const core::Duration transfer = uncovered(to - merged);
+  const core::Duration grace = uncovered(merged - quorum);
+  return {uncovered(quorum - from), grace, transfer};
+}
+
+DecoupledDilocoGate::Waits DecoupledDilocoGate::waits(uint32_t m) const {
+  Waits w = waits_[m];
+  if (gates_[m].held) w += hold_causes(m);
+  return w;
 }
 
 }  // namespace goodsim::models::policy

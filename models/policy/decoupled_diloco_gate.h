@@ -77,6 +77,30 @@ class DecoupledDilocoGate {
 
   // Some learner is held now.
   bool any_held() const;
+  // Learner m's time held at sync points up to now, by cause. A hold from h
+  // to a, at the sync point of the learner's report r of round n (tau of its
+  // steps after r), waits for the way back of the merged fragment: the
+  // round's quorum at q (other learners' reports), its merge at g (after the
+  // grace window) and the arrival a (pull and broadcast). After r that way
+  // is quorum [r, q), grace [q, g) and transfer [g, a), each clipped to start
+  // at r; the learner's own steps hide h - r of it, first of the transfer,
+  // then of the grace window (what the tau steps of overlap are for), and
+  // the rest, a - h, is charged to the causes that outlast them. A hold
+  // that ends before round n merges (the learner went down, paused or was
+  // parked) has quorum up to the round's quorum and grace after it; so has
+  // a hold whose merge the gate did not see (a fast-forwarded period; a hold
+  // that begins after such a merge is all transfer).
+  struct Waits {
+    core::Duration quorum, grace, transfer;
+    core::Duration total() const { return quorum + grace + transfer; }
+    Waits& operator+=(const Waits& o) {
+      quorum += o.quorum;
+      grace += o.grace;
+      transfer += o.transfer;
+      return *this;
+    }
+  };
+  Waits waits(uint32_t m) const;
   // Holds so far, and the time of those that ended.
   uint64_t stalls() const { return stalls_; }
   core::Duration stall_time() const { return stall_time_; }
@@ -93,6 +117,10 @@ class DecoupledDilocoGate {
     bool held = false;
     bool settled = false;       // every sync point from the next report on is in time
     core::SimTime held_since;
+    core::SimTime reported_at;  // while held: when the learner made report `report`
+    bool merge_seen = false;    // while held: the awaited round merged ...
+    core::SimTime quorum_at;    // ... with its quorum then
+    core::SimTime merged_at;    // ... and its merge then
     core::EventId event;        // valid while the hold (or release) is scheduled
   };
 
@@ -107,6 +135,20 @@ class DecoupledDilocoGate {
   void hold(uint32_t m);
   void release(uint32_t m);
   void end_stall(uint32_t m);
+  // A merged round: its quorum and merge times.
+  struct MergeMark {
+    uint64_t round = 0;
+    core::SimTime quorum_at;
+    core::SimTime merged_at;
+  };
+  static constexpr size_t kMarks = 4;  // per fragment, like the broadcasts kept
+  // Notes the merge of fragment p's latest round (for the holds waiting on it,
+  // and those that begin while it is on its way).
+  void note_merge(uint32_t p);
+  // The first kept merge of fragment p of round `round` or later, or null.
+  const MergeMark* merge_of(uint32_t p, uint64_t round) const;
+  // The causes of learner m's hold under way, from its start to now.
+  Waits hold_causes(uint32_t m) const;
   core::SimTime now() const { return ctx_.sim.now(); }
 
   RunContext& ctx_;
@@ -117,6 +159,8 @@ class DecoupledDilocoGate {
   const FragmentTransfers& transfers_;
   core::HandlerId handler_ = 0;
   std::vector<Gate> gates_;
+  std::vector<Waits> waits_;  // per learner: of the holds that ended
+  std::vector<std::vector<MergeMark>> merges_;  // per fragment, oldest first
   std::vector<uint32_t> waiting_;  // per fragment: gates whose sync point is of it
   uint64_t stalls_ = 0;
   core::Duration stall_time_;

@@ -101,6 +101,14 @@ class DecoupledDilocoLearner {
   void add_lost_tokens(double t) { lost_tokens_ += t; }
   // Group lost work already moved in the ledger.
   ChipNanos& lost_moved() { return lost_moved_; }
+  // Productive chip-time of its unsynced steps moved to lost_work when it went
+  // down or was parked.
+  void add_lost_unsynced(ChipNanos c) { lost_unsynced_ += c; }
+  // Productive chip-time it charged and kept so far (its share of the
+  // ledger's productive): charged, minus what was moved to lost_work.
+  ChipNanos productive_kept() const {
+    return group_->productive_charged() - lost_moved_ - lost_unsynced_;
+  }
   // Own step from which unsynced progress counts (its last rejoin).
   uint64_t sync_floor() const { return sync_floor_; }
   void set_sync_floor(uint64_t own) { sync_floor_ = own; }
@@ -129,6 +137,7 @@ class DecoupledDilocoLearner {
   uint64_t clock_version_ = 0;
   double lost_tokens_ = 0;
   ChipNanos lost_moved_ = 0;
+  ChipNanos lost_unsynced_ = 0;
   uint64_t sync_floor_ = 0;
   core::SimTime rejoin_until_;
   std::optional<uint32_t> peer_;

@@ -14,6 +14,7 @@ void tally_round(RoundRecord& rec, const std::vector<Contribution>& merged, Sync
   uint64_t staleness_sum = 0;
   for (const Contribution& k : merged) {
     ++st.learner_contributions[k.learner];
+    st.learner_quorum[k.learner] += k.in_quorum ? 1 : 0;
     st.learner_staleness_sum[k.learner] += k.staleness;
     rec.quorum += k.in_quorum ? 1 : 0;
     rec.tokens += k.tokens;
@@ -48,9 +49,11 @@ SyncerStats stats_delta(const SyncerStats& a, const SyncerStats& b) {
   d.lateness = b.lateness - a.lateness;
   d.tokens_merged = b.tokens_merged - a.tokens_merged;
   d.learner_contributions.resize(b.learner_contributions.size());
+  d.learner_quorum.resize(b.learner_quorum.size());
   d.learner_staleness_sum.resize(b.learner_staleness_sum.size());
   for (size_t m = 0; m < b.learner_contributions.size(); ++m) {
     d.learner_contributions[m] = b.learner_contributions[m] - a.learner_contributions[m];
+    d.learner_quorum[m] = b.learner_quorum[m] - a.learner_quorum[m];
     d.learner_staleness_sum[m] = b.learner_staleness_sum[m] - a.learner_staleness_sum[m];
   }
   return d;
@@ -69,6 +72,7 @@ void add_times(SyncerStats& s, const SyncerStats& d, uint64_t k) {
   s.tokens_merged += static_cast<double>(k) * d.tokens_merged;
   for (size_t m = 0; m < d.learner_contributions.size(); ++m) {
     s.learner_contributions[m] += k * d.learner_contributions[m];
+    s.learner_quorum[m] += k * d.learner_quorum[m];
     s.learner_staleness_sum[m] += k * d.learner_staleness_sum[m];
   }
 }

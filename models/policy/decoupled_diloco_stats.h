@@ -57,8 +57,10 @@ struct SyncerStats {
   uint64_t rejoins = 0;
   uint64_t rejoin_staleness_max = 0;  // age of state inherited on rejoin, steps
   uint64_t clock_jumps = 0;
-  // Per learner: merged contributions and their staleness.
+  // Per learner: merged contributions, those in the round's quorum (a report
+  // of the merged round or a later one, not a late one), and their staleness.
   std::vector<uint64_t> learner_contributions;
+  std::vector<uint64_t> learner_quorum;
   std::vector<uint64_t> learner_staleness_sum;
 
   double mean_quorum() const { return rounds ? double(quorum_sum) / double(rounds) : 0; }

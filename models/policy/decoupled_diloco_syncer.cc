@@ -28,6 +28,7 @@ void DecoupledDilocoSyncer::start() {
   rounds_.start(first, count_, now(), config_.grace);
   scratch_.reserve(count_);
   stats_.learner_contributions.assign(count_, 0);
+  stats_.learner_quorum.assign(count_, 0);
   stats_.learner_staleness_sum.assign(count_, 0);
   merged_.reserve(count_);
   for (uint32_t p = 0; p < config_.fragments; ++p) {

@@ -1,7 +1,5 @@
 #include "models/policy/learner_results.h"
 
-#include <algorithm>
-
 namespace goodsim::models::policy {
 
 std::vector<std::pair<std::string, double>> group_time_by_mode(const ElasticGroup& g,
@@ -24,15 +22,6 @@ output::LearnerResult group_learner_result(const ElasticGroup& g, uint32_t index
   const uint64_t entered = g.mode_times().entries(down);
   r.rejoins = entered - (g.mode() == ElasticGroup::Mode::kDown && entered > 0 ? 1 : 0);
   return r;
-}
-
-double token_goodput(double tokens, double tokens_per_slice_step, core::Duration step,
-                     uint64_t chips_per_slice, uint64_t chips, core::SimTime end) {
-  const double capacity = static_cast<double>(chips) * end.seconds_f();
-  if (capacity <= 0 || tokens_per_slice_step <= 0) return 0;
-  const double chip_seconds = tokens / tokens_per_slice_step * step.seconds_f() *
-                              static_cast<double>(chips_per_slice);
-  return std::clamp(chip_seconds / capacity, 0.0, 1.0);
 }
 
 void log_resize(const RunContext& ctx, const ElasticGroup& g, uint32_t& last,

@@ -22,12 +22,6 @@ std::vector<std::pair<std::string, double>> group_time_by_mode(const ElasticGrou
 output::LearnerResult group_learner_result(const ElasticGroup& g, uint32_t index,
                                            core::SimTime end);
 
-// Productive chip-time share of `chips` over `end` for `tokens` kept at
-// `tokens_per_slice_step` per slice-step of `step` (base step time):
-// tokens / tokens_per_slice_step x step x chips_per_slice / (chips x end).
-double token_goodput(double tokens, double tokens_per_slice_step, core::Duration step,
-                     uint64_t chips_per_slice, uint64_t chips, core::SimTime end);
-
 // Logs a "resize" event to events.jsonl ({"from_slices", "to_slices", "mode"}, plus
 // "learner" when given) if the group's active slices differ from `last`, then sets `last`.
 void log_resize(const RunContext& ctx, const ElasticGroup& g, uint32_t& last,

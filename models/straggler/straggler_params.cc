@@ -1,5 +1,6 @@
 #include "models/straggler/straggler_params.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "models/enum_choice.h"
+#include "sim/core/check.h"
 
 namespace goodsim::models::straggler {
 namespace {
@@ -118,6 +120,14 @@ cluster::Domain read_unit_domain(ObjectReader& r, std::string_view help) {
       r, "domain",
       domain_options({cluster::Domain::kChip, cluster::Domain::kHost, cluster::Domain::kSlice}),
       cluster::Domain::kChip, help);
+}
+
+LearnerShare learner_share(const cluster::Layout& layout, uint32_t learners, uint32_t k) {
+  const uint32_t members = layout.slices() - layout.spare_slices();
+  GOODSIM_CHECK(k < learners && learners <= members);
+  const uint32_t size = members / learners, larger = members % learners;
+  const cluster::SliceId first = k * size + std::min(k, larger);
+  return {first, first + size + (k < larger ? 1 : 0)};
 }
 
 }  // namespace goodsim::models::straggler

@@ -47,4 +47,16 @@ FactorLaw read_factor_law(scenario::ObjectReader& r, std::optional<FactorLaw> de
 // Reads "domain": the unit a model slows ("chip", "host" or "slice").
 cluster::Domain read_unit_domain(scenario::ObjectReader& r, std::string_view help);
 
+// Slices [first, end) of learner k of `learners` over the member slices
+// [0, slices - spare_slices): near-equal contiguous shares, the first
+// (members % learners) one slice larger. This is where decoupled_diloco and
+// diloco (placement "contiguous") put their learners, so a straggler model
+// can slow "learner k" from the layout alone, without reading a policy.
+// REQUIRES: k < learners <= members.
+struct LearnerShare {
+  cluster::SliceId first = 0;
+  cluster::SliceId end = 0;
+};
+LearnerShare learner_share(const cluster::Layout& layout, uint32_t learners, uint32_t k);
+
 }  // namespace goodsim::models::straggler

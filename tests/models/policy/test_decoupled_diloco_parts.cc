@@ -79,6 +79,7 @@ TEST_CASE("fragment schedule: the next report of any fragment against a brute-fo
 TEST_CASE("merge accounting: a round's record and the totals by hand", "[models][decoupled]") {
   SyncerStats st;
   st.learner_contributions.assign(2, 0);
+  st.learner_quorum.assign(2, 0);
   st.learner_staleness_sum.assign(2, 0);
   const std::vector<Contribution> merged = {{0, 8, 1, true, 100.0, 50.0, 4},
                                             {1, 9, 2, false, 30.0, 9.0, 10}};
@@ -125,6 +126,7 @@ TEST_CASE("merge accounting: a round's record and the totals by hand", "[models]
   CHECK(st.lateness == Duration::seconds(20));
   CHECK(st.lateness_max == Duration::seconds(5));
   CHECK(st.learner_contributions == std::vector<uint64_t>{1, 5});
+  CHECK(st.learner_quorum == std::vector<uint64_t>{1, 4});  // learner 1's first was late
   CHECK(st.grace_rounds == 1);
 }
 

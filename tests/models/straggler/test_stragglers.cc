@@ -16,61 +16,13 @@
 #include "models/straggler/transient_stragglers.h"
 #include "sim/scenario/error.h"
 #include "tests/support/scenarios.h"
+#include "tests/support/straggler_bench.h"
 
 namespace goodsim::models::straggler {
 namespace {
 
-using cluster::SlowdownChange;
 using cluster::SlowdownChangeKind;
 using nlohmann::json;
-
-// Every slowdown change, as plain values.
-struct Record {
-  double t;
-  SlowdownChangeKind kind;
-  uint64_t id;
-  cluster::SlowdownTarget target;
-  cluster::SlowdownMode mode;
-  double factor;
-  bool operator==(const Record&) const = default;
-};
-
-struct Recorder : cluster::ClusterObserver {
-  std::vector<Record> records;
-  void on_cluster_change(const cluster::ClusterChange&) override {}
-  void on_slowdown_change(const SlowdownChange& c) override {
-    records.push_back({c.time.seconds_f(), c.kind, c.id.value(), c.target, c.mode, c.factor});
-  }
-};
-
-// Runs one straggler model alone over `layout` until `horizon_s`.
-struct Bench {
-  const cluster::Layout& layout;
-  cluster::Network network;
-  scenario::JobSpec job{1, 1, core::Duration::seconds(1), std::nullopt};
-  std::string name = "test";
-  core::Simulation sim;
-  cluster::ClusterState state;
-  Recorder rec;
-  RunContext ctx{sim, state, network, job, nullptr, name};
-
-  Bench(const cluster::Layout& l, uint64_t seed) : layout(l), sim(seed), state(l) {
-    state.add_observer(&rec);
-  }
-  void run(StragglerModel& m, double horizon_s) {
-    m.start(ctx);
-    sim.run_until(core::SimTime::zero() + core::Duration::from_seconds(horizon_s));
-  }
-};
-
-// Parses a model config from JSON, as the registry does.
-template <class Config>
-Config parse(const json& j) {
-  scenario::ObjectReader r(j, "stragglers.0");
-  Config c = Config::from_json(r);
-  r.finish();
-  return c;
-}
 
 // ---- transient_stragglers ---------------------------------------------------
 
@@ -298,29 +250,6 @@ json crn_doc() {
   return doc;
 }
 
-// Runs policy `index` the way the runner does (policy, failures, stragglers)
-// and returns every slowdown change and the run's fingerprint.
-std::pair<std::vector<Record>, uint64_t> run_with_observer(const PreparedScenario& p, size_t index,
-                                                           uint64_t seed) {
-  core::Simulation sim(seed);
-  cluster::ClusterState state(p.layout);
-  cluster::Network network = p.network;
-  RunContext ctx{sim, state, network, p.scenario.job, nullptr, p.policies[index].name};
-  Recorder rec;
-  state.add_observer(&rec);
-  std::unique_ptr<policy::Policy> pol = p.policies[index].make();
-  state.add_observer(pol.get());
-  std::vector<std::unique_ptr<failure::FailureInjector>> failures;
-  for (const auto& f : p.failures) failures.push_back(f.make(f.stream));
-  std::vector<std::unique_ptr<StragglerModel>> stragglers;
-  for (const auto& s : p.stragglers) stragglers.push_back(s.make(s.stream));
-  pol->start(ctx);
-  for (auto& f : failures) f->start(ctx);
-  for (auto& s : stragglers) s->start(ctx);
-  sim.run_until(core::SimTime::zero() + p.scenario.horizon);
-  return {rec.records, sim.fingerprint()};
-}
-
 TEST_CASE("every policy of a run faces the same straggler history", "[straggler]") {
   const PreparedScenario p = testing::prepare_doc(crn_doc());
   REQUIRE(p.policies.size() == 2);
@@ -417,6 +346,9 @@ TEST_CASE("invalid straggler parameters are rejected clearly", "[straggler]") {
   CHECK_THAT(prepare_error(with({{"type", "job_slowdown"},
                                  {"slowdown", {{"dist", "lognormal"}, {"median", 0.1}}}})),
              Contains("stragglers.0.slowdown") && Contains("missing one of \"sigma\""));
+  CHECK_THAT(prepare_error(with({{"type", "transient_stragglers"}, {"mtbe", "1d"}, {"factor", 2},
+                                 {"duration", "1m"}, {"domain", "learner"}, {"learners", 9}})),
+             Contains("stragglers.0.learners") && Contains("9 learners do not fit the 8"));
   CHECK_THAT(prepare_error(with({{"type", "transient_stragglers"}, {"mtbe", "1d"}, {"factor", 2}})),
              Contains("duration"));
   CHECK_THAT(prepare_error(with({{"type", "transient_stragglers"}, {"mtbe", "1d"}, {"duration", "1h"}})),
