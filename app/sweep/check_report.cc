@@ -16,21 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 std::string summary_line(const CheckReport& r) {
@@ -51,6 +36,21 @@ std::string failure_text(const CheckRow& row) {
 }
 
 }  // namespace
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
 
 size_t CheckReport::failed() const {
   size_t n = 0;

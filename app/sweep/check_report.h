@@ -33,6 +33,9 @@ struct CheckReport {
 
 enum class CheckFormat { kText, kJson, kJunit };
 
+// `text` with & < > " ' as XML entities (JUnit files).
+std::string xml_escape(std::string_view text);
+
 // "text", "json" or "junit"; throws ScenarioError (at --format) otherwise.
 CheckFormat check_format(std::string_view name);
 
