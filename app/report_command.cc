@@ -49,7 +49,10 @@ int run_child(const std::vector<std::string>& args) {
 fs::path analysis_dir() {
   std::vector<fs::path> tried;
   if (const char* env = std::getenv("GOODSIM_ANALYSIS_DIR"); env && *env) {
-    tried.emplace_back(env);
+    if (has_report(env)) return env;
+    throw ScenarioError("GOODSIM_ANALYSIS_DIR", "",
+                        fmt::format("{}: no report.py there (expected the analysis/ folder of "
+                                    "the goodsim sources)", env));
   }
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);

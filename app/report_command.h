@@ -3,9 +3,9 @@
 // directory: run, run --seeds, sweep, calibrate, diff --out and solve.
 //
 // The page is drawn by analysis/report.py (matplotlib, pandas), run with
-// /usr/bin/python3 -B. The scripts are found, in this order, in $GOODSIM_ANALYSIS_DIR,
-// next to an installed binary (BIN/../share/goodsim/analysis) and in the source
-// tree the binary was built from. Exit codes: 0 written, 2 bad input, missing
+// /usr/bin/python3 -B. The scripts are found in $GOODSIM_ANALYSIS_DIR when it is set
+// (and nowhere else), otherwise next to an installed binary
+// (BIN/../share/goodsim/analysis), then in the source tree the binary was built from. Exit codes: 0 written, 2 bad input, missing
 // scripts or a Python without matplotlib/pandas (with a message saying which).
 #pragma once
 
