@@ -95,7 +95,8 @@ def build_report(directory, report_command):
         section = builder(directory, plot_dir)
         figures = "".join(image_tag(p) for p in section["plots"])
     provenance = [("kind", kind), ("directory", os.path.abspath(directory)),
-                  *section["provenance"], ("report command", report_command)]
+                  *section["provenance"], ("report command", report_command),
+                  ("drawn by", os.path.abspath(__file__))]
     notes = "".join(f"<p class='warning'>{html.escape(n)}</p>" for n in section.get("notes", []))
     tables = "".join(f"<h2>{html.escape(name)}</h2>{html_table(rows)}"
                      for name, rows in section["tables"])

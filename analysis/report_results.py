@@ -4,6 +4,7 @@ Same shape as report_sections.py: {"title", "provenance", "plots", "tables", "no
 """
 import json
 import os
+import shlex
 
 import matplotlib
 
@@ -180,55 +181,76 @@ def diff_sections(directory, plot_dir):
 
 # ---- solve ----
 
-def solve_sections(directory, plot_dir):
-    """A solve directory, read generically: solve.json's scalar fields as provenance and a
-    table, evaluations.csv plotted (each numeric column against the first, with its 95% CI
-    when columns NAME_lo / NAME_hi or NAME_ci95_lo / NAME_ci95_hi exist) and tabled."""
-    path = os.path.join(directory, "solve.json")
-    doc = load_json(path)
-    evaluations = os.path.join(directory, "evaluations.csv")
-    require_file(evaluations)
-    try:
-        frame = pd.read_csv(evaluations)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
-        raise InputError(f"{evaluations}: not a readable CSV file: {e}") from e
-    plots = []
-    numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])]
-    if len(numeric) >= 2 and not frame.empty:
-        plots.append(os.path.join(plot_dir, "solve.png"))
-        plot_evaluations(frame, numeric, plots[-1])
-    scalars = {k: v for k, v in doc.items() if not isinstance(v, (list, dict))}
-    provenance = [(k, scalars[k]) for k in ("scenario", "version", "goodsim_version", "command")
-                  if k in scalars]
-    tables = [("solve.json", [{"key": k, "value": json.dumps(v) if isinstance(v, (list, dict))
-                               else v} for k, v in doc.items()]),
-              ("Evaluations (evaluations.csv)", frame.to_dict("records"))]
-    return {"title": f"solve: {scalars.get('scenario', directory)}", "provenance": provenance,
-            "plots": plots, "tables": tables}
+def solve_command(doc):
+    knob = doc.get("knob") or {}
+    parts = ["goodsim solve", shlex.quote(str(doc.get("scenario_file", "?")))]
+    if doc.get("policy"):
+        parts.append(f"--policy {shlex.quote(str(doc['policy']))}")
+    if knob:
+        find = f"{knob.get('path')}={knob.get('lo')}..{knob.get('hi')}"
+        parts.append(f"--find {shlex.quote(find)}")
+    parts += [f"--require {shlex.quote(str(r.get('text')))}" for r in doc.get("requirements", [])]
+    if doc.get("objective"):
+        parts.append(f"--{doc['objective']}")
+    if doc.get("confidence") is not None:
+        parts.append(f"--confidence {doc['confidence']}")
+    parts += [f"--set {shlex.quote(str(x))}" for x in doc.get("sets", [])]
+    return " ".join(parts)
 
 
-def bounds_of(frame, column):
-    for lo, hi in ((f"{column}_lo", f"{column}_hi"), (f"{column}_ci95_lo", f"{column}_ci95_hi")):
-        if lo in frame.columns and hi in frame.columns:
-            return frame[lo], frame[hi]
-    return None
-
-
-def plot_evaluations(frame, numeric, path):
-    x = numeric[0]
-    ys = [c for c in numeric[1:] if not c.endswith(("_lo", "_hi")) and c not in ("n", "seeds")][:4]
-    fig, axes = plt.subplots(len(ys), 1, figsize=(8, 2.8 * len(ys) + 0.5), sharex=True,
+def fallback_solve_plot(definition, frame, path):
+    """Per requirement, the metric's mean at each value tried with its bounds and the
+    threshold (the same picture as analysis/plot_solve.py, for a tree without it)."""
+    requirements = definition.get("requirements") or [
+        {"text": t, "threshold": None} for t in dict.fromkeys(frame["requirement"])]
+    fig, axes = plt.subplots(1, len(requirements), figsize=(6.5 * len(requirements), 4.5),
                              squeeze=False)
-    ordered = frame.sort_values(x)
-    for ax, y in zip(axes[:, 0], ys):
-        ax.plot(ordered[x], ordered[y], marker="o")
-        bounds = bounds_of(ordered, y)
-        if bounds is not None:
-            ax.fill_between(ordered[x], bounds[0], bounds[1], alpha=0.2)
-        ax.set_ylabel(y)
+    for ax, req in zip(axes[0], requirements):
+        rows = frame[frame["requirement"] == req["text"]].sort_values("value")
+        for verdict, color in (("met", "C2"), ("failed", "C3"), ("undecided", "C1")):
+            mine = rows[rows["verdict"] == verdict]
+            if not mine.empty:
+                ax.errorbar(mine["value"], mine["mean"], fmt="o", color=color, capsize=3,
+                            yerr=[(mine["mean"] - mine["lower"]).fillna(0),
+                                  (mine["upper"] - mine["mean"]).fillna(0)], label=verdict)
+        if req.get("threshold") is not None:
+            ax.axhline(req["threshold"], color="k", linestyle="--", label="requirement")
+        ax.set_xlabel(str((definition.get("knob") or {}).get("path", "value")))
+        ax.set_title(req["text"])
         ax.grid(alpha=0.3)
-    axes[-1, 0].set_xlabel(x)
-    axes[0, 0].set_title("solve: evaluations")
+        ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def solve_sections(directory, plot_dir):
+    """A solve directory (docs/solve.md): solve.json and evaluations.csv, plotted with
+    analysis/plot_solve.py where it exists."""
+    path = os.path.join(directory, "solve.json")
+    doc = load_json(path)
+    csv = require_file(os.path.join(directory, "evaluations.csv"))
+    try:
+        frame = pd.read_csv(csv)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise InputError(f"{csv}: not a readable CSV file: {e}") from e
+    missing = [c for c in ("value", "requirement", "mean", "lower", "upper", "verdict")
+               if c not in frame.columns]
+    if missing:
+        raise InputError(f"{csv}: missing columns {', '.join(missing)}")
+    plots = [os.path.join(plot_dir, "solve.png")]
+    try:
+        import plot_solve
+        plot_solve.make_solve_plot(doc, frame, plots[0])
+    except ImportError:
+        fallback_solve_plot(doc, frame, plots[0])
+    summary = [{"key": k, "value": json.dumps(v) if isinstance(v, (list, dict)) else v}
+               for k, v in doc.items()]
+    return {"title": f"solve: {doc.get('verdict', '')}",
+            "provenance": [("scenario", doc.get("scenario_file", "?")),
+                           ("goodsim version", doc.get("goodsim_version", doc.get(
+                               "version", "not recorded in solve.json"))),
+                           ("command", solve_command(doc))],
+            "plots": plots,
+            "tables": [("Evaluations (evaluations.csv)", frame.to_dict("records")),
+                       ("solve.json", summary)]}

@@ -25,18 +25,29 @@ def goodsim(binary, *args):
 
 
 def write_solve(directory):
-    """A solve directory as `goodsim solve` writes it (solve.json, evaluations.csv); the
-    report reads both generically (analysis/report_results.py)."""
+    """A solve directory in the format of docs/solve.md (solve.json, evaluations.csv: one
+    row per value and requirement), written here so the report of a solve is tested
+    whether or not this tree has `goodsim solve`."""
     os.makedirs(directory, exist_ok=True)
+    answer = {"value": 3, "text": "3", "seeds": 16, "feasible": True}
     with open(os.path.join(directory, "solve.json"), "w", encoding="utf-8") as f:
-        json.dump({"scenario": "report-test", "version": "0.1.0", "policy": "dp",
-                   "command": "goodsim solve s.json --policy dp --find "
-                              "cluster.spare_slices=0..8 --require 'goodput>=0.9'",
-                   "find": "cluster.spare_slices", "answer": 3, "feasible": True}, f)
+        json.dump({"format": "goodsim-solve/1", "scenario_file": "s.json", "sets": [],
+                   "policy": "dp", "knob": {"path": "cluster.spare_slices", "lo": 0, "hi": 8,
+                                            "integer": True, "unit": ""},
+                   "objective": "minimize",
+                   "requirements": [{"text": "goodput>=0.9", "metric": "goodput", "op": ">=",
+                                     "threshold": 0.9}],
+                   "confidence": 0.95, "answer": answer, "below": None, "above": None,
+                   "monotone": True, "scanned": False, "simulations": 40, "wall_s": 1.5,
+                   "verdict": "smallest cluster.spare_slices = 3 meets goodput>=0.9"}, f)
     with open(os.path.join(directory, "evaluations.csv"), "w", encoding="utf-8") as f:
-        f.write("cluster.spare_slices,n,goodput,goodput_lo,goodput_hi,feasible\n"
-                "0,8,0.71,0.69,0.73,false\n2,8,0.86,0.85,0.87,false\n"
-                "3,8,0.91,0.905,0.915,true\n8,8,0.93,0.925,0.935,true\n")
+        f.write("order,value,seeds,requirement,metric,mean,sd,lower,upper,missing,verdict,"
+                "feasible\n"
+                "0,0,8,goodput>=0.9,goodput,0.71,0.02,0.697,0.723,0,failed,false\n"
+                "1,8,8,goodput>=0.9,goodput,0.93,0.01,0.923,0.937,0,met,true\n"
+                "2,4,8,goodput>=0.9,goodput,0.915,0.01,0.908,0.922,0,met,true\n"
+                "3,2,8,goodput>=0.9,goodput,0.86,0.01,0.853,0.867,0,failed,false\n"
+                "4,3,16,goodput>=0.9,goodput,0.906,0.008,0.902,0.910,0,met,true\n")
 
 
 def make_all(binary, root):

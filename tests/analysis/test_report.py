@@ -46,7 +46,7 @@ class ReportTest(unittest.TestCase):
             self.assertIn(f"<dt>kind</dt><dd>{kind}</dd>", page)
             self.assertIn("<dt>command</dt><dd>goodsim ", page, kind)
             self.assertIn("<dt>report command</dt><dd>goodsim report ", page, kind)
-            if kind != "diff":  # a diff names its two inputs instead
+            if kind not in ("diff", "solve"):  # these name their inputs' files instead
                 self.assertIn("report-test", page, kind)
             self.assertLess(page.index("<h2>Plots</h2>"), page.index("<table>"), kind)
 
