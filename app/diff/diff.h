@@ -17,7 +17,9 @@
 // beyond max(3 SE, 0.1% of |A|) is "better", "worse" or, for failures (an input
 // property), "changed"; below that "same". Three standard errors rather than the
 // 1.96 of the 95% interval, because a diff makes some 30 comparisons at once
-// and would otherwise flag one or two by chance. With n < 2 it is "n/a".
+// and would otherwise flag one or two by chance (per comparison P(|t_{n-1}| > 3):
+// 5.8% at 4 seeds, 2% at 8, 0.27% in the limit; docs/report.md). With n < 2 it
+// is "n/a".
 //
 // Rules (--fail-on, repeatable): "METRIC OP X" with OP one of < <= > >=, on the
 // change B - A ("goodput<-0.01": fail when goodput dropped by more than 0.01).
