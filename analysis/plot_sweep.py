@@ -91,7 +91,8 @@ def cell_text_colour(image, value):
 def plot_heatmap(frame, varied, path):
     """Mean goodput over the first two swept parameters, rows and columns in numeric order,
     each cell labelled with its value; one colour scale for all panels, from the lowest to
-    the highest mean. Returns {"columns", "rows", "vmin", "vmax", "cells"} or None."""
+    the highest mean. Returns {"columns", "rows", "clims" (each panel's colour limits),
+    "cells" (values written)} or None."""
     if len(varied) < 2:
         return None
     rows = frame[frame["metric"] == "goodput"]
@@ -101,7 +102,7 @@ def plot_heatmap(frame, varied, path):
     if vmin == vmax:
         vmin, vmax = vmin - 0.005, vmax + 0.005
     fig, axes = plt.subplots(1, len(policies), figsize=(5.5 * len(policies), 4.5), squeeze=False)
-    cells = 0
+    cells, clims = 0, []
     for ax, policy in zip(axes[0], policies):
         mine = rows[rows["policy"] == policy].astype({varied[0]: str, varied[1]: str})
         table = mine.pivot_table(index=varied[1], columns=varied[0], values="mean",
@@ -109,6 +110,7 @@ def plot_heatmap(frame, varied, path):
                                                           columns=x_axis["order"])
         image = ax.imshow(table.values, origin="lower", aspect="auto", cmap="viridis",
                           vmin=vmin, vmax=vmax)
+        clims.append(image.get_clim())
         for (i, j), value in np.ndenumerate(table.values):
             if value == value:
                 ax.text(j, i, f"{value:.3f}", ha="center", va="center", fontsize="small",
@@ -123,8 +125,7 @@ def plot_heatmap(frame, varied, path):
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-    return {"columns": x_axis["order"], "rows": y_axis["order"], "vmin": vmin, "vmax": vmax,
-            "cells": cells}
+    return {"columns": x_axis["order"], "rows": y_axis["order"], "clims": clims, "cells": cells}
 
 
 def plot_one_point(frame, path):

@@ -26,6 +26,7 @@ except ImportError as missing:
           "scripts/install-deps.sh)", file=sys.stderr)
     sys.exit(2)
 
+import report_results  # noqa: E402
 import report_sections  # noqa: E402
 from goodsim_io import InputError  # noqa: E402
 
@@ -39,9 +40,9 @@ STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1200px}"
 
 # (kind, the file whose presence says so, section builder), first match wins.
 KINDS = [
-    ("solve", "solve.json", report_sections.solve_sections),
-    ("diff", "diff.json", report_sections.diff_sections),
-    ("calibrate", "calibration.json", report_sections.calibrate_sections),
+    ("solve", "solve.json", report_results.solve_sections),
+    ("diff", "diff.json", report_results.diff_sections),
+    ("calibrate", "calibration.json", report_results.calibrate_sections),
     ("sweep", "summary.csv", report_sections.sweep_sections),
     ("run", "summary.json", report_sections.run_sections),
     ("runs", "replications.csv", report_sections.runs_sections),

@@ -10,9 +10,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
 
-from goodsim_io import InputError, require_file  # noqa: E402
+from goodsim_io import InputError, read_csv, require_file  # noqa: E402
 
 VERDICT_COLORS = {"better": "#2e7d32", "worse": "#c62828", "changed": "#6a1b9a"}
 
@@ -229,11 +228,8 @@ def solve_sections(directory, plot_dir):
     analysis/plot_solve.py where it exists."""
     path = os.path.join(directory, "solve.json")
     doc = load_json(path)
-    csv = require_file(os.path.join(directory, "evaluations.csv"))
-    try:
-        frame = pd.read_csv(csv)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
-        raise InputError(f"{csv}: not a readable CSV file: {e}") from e
+    csv = os.path.join(directory, "evaluations.csv")
+    frame = read_csv(csv)
     missing = [c for c in ("value", "requirement", "mean", "lower", "upper", "verdict")
                if c not in frame.columns]
     if missing:

@@ -18,8 +18,7 @@ import pandas as pd  # noqa: E402
 import plot_run  # noqa: E402
 import plot_sweep  # noqa: E402
 from goodsim_io import (InputError, badput_fractions, load_summary,  # noqa: E402
-                        load_sweep_paired, load_sweep_summary, sweep_axis)
-from report_results import calibrate_sections, diff_sections, solve_sections  # noqa: E402,F401
+                        load_sweep_paired, load_sweep_summary, read_csv, sweep_axis)
 
 
 def run_command(summary, extra=""):
@@ -70,8 +69,9 @@ def load_seed_summaries(runs_dir):
     return [load_summary(os.path.dirname(p)) for p in paths]
 
 
-def plot_seed_goodput(summaries, path):
-    """Each seed's goodput per policy (dots) with the mean and its 95% CI (from the spread)."""
+def plot_seed_goodput(summaries, replications, path):
+    """Each seed's goodput per policy (dots) with the mean and its Student-t 95% CI from
+    replications.csv (the diamond and bar)."""
     frame = pd.DataFrame([{"policy": p["name"], "seed": s["seed"], "goodput": p["goodput"]}
                           for s in summaries for p in s["policies"]])
     policies = list(dict.fromkeys(frame["policy"]))
@@ -79,12 +79,14 @@ def plot_seed_goodput(summaries, path):
     for i, policy in enumerate(policies):
         values = frame[frame["policy"] == policy]["goodput"]
         ax.scatter([i] * len(values), values, color=f"C{i}", alpha=0.6, s=18)
-        if len(values) > 1:
-            half = 1.96 * values.std(ddof=1) / len(values) ** 0.5
-            ax.errorbar([i + 0.15], [values.mean()], yerr=[half], fmt="D", color="black",
-                        capsize=4)
+        row = replications[(replications["policy"] == policy) &
+                           (replications["metric"] == "goodput")]
+        if not row.empty:
+            half = row["ci95"].iloc[0]
+            ax.errorbar([i + 0.15], [row["mean"].iloc[0]], fmt="D", color="black", capsize=4,
+                        yerr=None if half != half else [half])
     ax.set_xticks(range(len(policies)), policies)
-    ax.set_ylabel("goodput (dots: seeds; diamond: mean, about 95% CI)")
+    ax.set_ylabel("goodput (dots: seeds; diamond: mean, 95% CI)")
     ax.set_title(f"goodput of each seed: {summaries[0].get('scenario', '?')} "
                  f"({len(summaries)} seeds)")
     ax.grid(alpha=0.3, axis="y")
@@ -97,8 +99,10 @@ def plot_seed_goodput(summaries, path):
 def runs_sections(runs_dir, plot_dir):
     summaries = load_seed_summaries(runs_dir)
     first = summaries[0]
+    replications = read_csv(os.path.join(runs_dir, "replications.csv"),
+                            dtype={"policy": str, "metric": str})
     goodput = os.path.join(plot_dir, "seed_goodput.png")
-    frame = plot_seed_goodput(summaries, goodput)
+    frame = plot_seed_goodput(summaries, replications, goodput)
     mean_shares = sum(badput_fractions(s) for s in summaries) / len(summaries)
     breakdown = os.path.join(plot_dir, "mean_badput.png")
     plot_run.plot_badput({"scenario": f"{first.get('scenario', '?')}, mean of "
@@ -106,7 +110,6 @@ def runs_sections(runs_dir, plot_dir):
                          shares=mean_shares)
     first_dir = os.path.join(runs_dir, f"seed-{first['seed']}")
     first_plots = plot_run.make_plots(first_dir, os.path.join(plot_dir, "first"))
-    replications = pd.read_csv(os.path.join(runs_dir, "replications.csv"))
     per_seed = frame.pivot(index="seed", columns="policy", values="goodput").reset_index()
     command = run_command(first, f" --seeds {len(summaries)}")
     return {"title": f"run --seeds: {first.get('scenario', '?')}, {len(summaries)} seeds "

@@ -30,6 +30,26 @@ const json& member(const json& doc, const std::string& file, const char* key, co
   return doc[key];
 }
 
+// A policy's value of metric `name` in summary.json: a number at the top level, or for
+// the cost metrics of a sweep row (cost, cost_per_billion_tokens, cost_<category>) the
+// matching field of the policy's "cost" object (docs/metrics.md).
+std::optional<double> summary_value(const json& p, const std::string& name) {
+  if (p.contains(name)) {
+    return p[name].is_number() ? std::optional<double>(p[name].get<double>()) : std::nullopt;
+  }
+  if (name.rfind("cost", 0) != 0 || !p.contains("cost") || !p["cost"].is_object()) {
+    return std::nullopt;
+  }
+  const json& cost = p["cost"];
+  const std::string key = name == "cost" ? "total" : name.substr(5);
+  for (const json* where : {&cost, cost.contains("by_category") ? &cost["by_category"] : nullptr}) {
+    if (where && where->is_object() && where->contains(key) && (*where)[key].is_number()) {
+      return (*where)[key].get<double>();
+    }
+  }
+  return std::nullopt;
+}
+
 // Adds one run's summary.json (one seed) to `rows` (keyed by group and policy).
 void add_summary(const std::string& file, std::vector<SideRow>& rows, std::string& version) {
   const json doc = scenario::load_json_file(file);
@@ -51,10 +71,8 @@ void add_summary(const std::string& file, std::vector<SideRow>& rows, std::strin
     if (it == rows.end()) it = rows.insert(rows.end(), SideRow{name, p["name"], {}});
     for (size_t m = 0; m < kMetricCount; ++m) {
       MetricSample& s = it->metrics[m] ? *it->metrics[m] : it->metrics[m].emplace();
-      const std::string key(kMetrics[m].name);
-      const bool number = p.contains(key) && p[key].is_number();
       s.seeds.push_back(seed.get<uint64_t>());
-      s.values.push_back(number ? std::optional<double>(p[key].get<double>()) : std::nullopt);
+      s.values.push_back(summary_value(p, std::string(kMetrics[m].name)));
     }
   }
 }

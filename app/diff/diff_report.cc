@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -147,37 +146,19 @@ std::string diff_json(const DiffResult& r, const std::string& command) {
 }
 
 std::string diff_junit(const DiffResult& r) {
-  using sweep::xml_escape;
-  std::map<std::string, std::vector<const DiffRow*>> suites;
-  for (const DiffRow& row : r.rows) suites[row.group].push_back(&row);
-  std::string warnings;
-  for (const std::string& w : r.warnings) warnings += xml_escape("WARNING: " + w) + "\n";
-  std::string out = fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                                "<testsuites name=\"goodsim diff\" tests=\"{}\" failures=\"{}\">\n",
-                                r.rows.size(), r.fired());
-  for (const auto& [group, rows] : suites) {
-    size_t failed = 0;
-    for (const DiffRow* row : rows) failed += row->fired.empty() ? 0 : 1;
-    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n",
-                       xml_escape(group), rows.size(), failed);
-    for (const DiffRow* row : rows) {
-      out += fmt::format("    <testcase classname=\"{}.{}\" name=\"{}\"", xml_escape(group),
-                         xml_escape(row->policy), kMetrics[row->metric].name);
-      if (row->fired.empty()) {
-        out += "/>\n";
-        continue;
-      }
-      const std::string text = xml_escape(fmt::format(
-          "{} change {} (A {}, B {}, 95% CI {}) broke {}", kMetrics[row->metric].name,
-          num(row->change, "{:+.4g}"), num(row->a.mean), num(row->b.mean), ci_text(*row),
-          fmt::join(row->fired, ", ")));
-      out += fmt::format(">\n      <failure message=\"{}\" type=\"fail-on\">{}</failure>\n"
-                         "    </testcase>\n", text, text);
+  std::vector<sweep::JunitCase> cases;
+  for (const DiffRow& row : r.rows) {
+    std::string failure;
+    if (!row.fired.empty()) {
+      failure = fmt::format("{} change {} (A {}, B {}, 95% CI {}) broke {}",
+                            kMetrics[row.metric].name, num(row.change, "{:+.4g}"),
+                            num(row.a.mean), num(row.b.mean), ci_text(row),
+                            fmt::join(row.fired, ", "));
     }
-    if (!warnings.empty()) out += "    <system-err>" + warnings + "</system-err>\n";
-    out += "  </testsuite>\n";
+    cases.push_back({row.group, row.group + "." + row.policy,
+                     std::string(kMetrics[row.metric].name), failure, "fail-on"});
   }
-  return out + "</testsuites>\n";
+  return sweep::junit_xml("goodsim diff", cases, r.warnings);
 }
 
 std::string render_diff(const DiffResult& r, DiffFormat format, const std::string& command) {

@@ -96,8 +96,8 @@ class ReportTest(unittest.TestCase):
         from goodsim_io import load_sweep_summary
         frame, _ = load_sweep_summary(self.dirs["sweep"])
         means = frame[frame["metric"] == "goodput"]["mean"]
-        self.assertEqual((heatmap["vmin"], heatmap["vmax"]), (means.min(), means.max()))
-        self.assertGreater(heatmap["vmin"], 0)  # fitted to the data, not 0..1
+        # one colour scale for every panel, fitted to the data (not 0..1)
+        self.assertEqual(heatmap["clims"], [(means.min(), means.max())] * 2)
 
     def test_errors_exit_2(self):
         result = run([GOODSIM, "report", os.path.join(self.tmp.name, "nowhere")])
@@ -108,6 +108,17 @@ class ReportTest(unittest.TestCase):
         result = run([GOODSIM, "report", empty])
         self.assertEqual(result.returncode, 2)
         self.assertIn("neither a run", result.stderr)
+        for marker, text, message in (("diff.json", "{}", "missing keys a, b, rows"),
+                                      ("solve.json", "[1", "not valid JSON"),
+                                      ("replications.csv", "policy\n", "seed-*/summary.json")):
+            bad = os.path.join(self.tmp.name, "bad-" + marker)
+            os.makedirs(bad, exist_ok=True)
+            with open(os.path.join(bad, marker), "w", encoding="utf-8") as f:
+                f.write(text)
+            result = run([GOODSIM, "report", bad])
+            self.assertEqual(result.returncode, 2, marker)
+            self.assertIn(message, result.stderr, marker)
+            self.assertFalse(os.path.exists(os.path.join(bad, "report.html")), marker)
         env = dict(os.environ, GOODSIM_ANALYSIS_DIR=os.path.join(self.tmp.name, "nowhere"))
         result = run([GOODSIM, "report", self.dirs["run"]], env)
         self.assertEqual(result.returncode, 2)
