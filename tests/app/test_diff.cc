@@ -5,14 +5,15 @@
 #include <cmath>
 
 #include "app/diff/diff.h"
+#include "app/sweep/metrics.h"
 #include "app/sweep/stats.h"
 #include "sim/scenario/error.h"
 
 namespace goodsim::app::diff {
 namespace {
 
-constexpr size_t kTokens = 6;  // metrics.h: an unbounded metric, higher is better
-static_assert(sweep::kMetrics[kTokens].name == "tokens");
+// By name, not index: metrics.h may gain metrics. Tokens: unbounded, higher is better.
+const size_t kTokens = *sweep::metric_index("tokens");
 
 SideRow row(std::string group, std::string policy, size_t metric, uint64_t first_seed,
             const std::vector<std::optional<double>>& values) {
@@ -67,7 +68,7 @@ TEST_CASE("diff: one value a side has no interval and no verdict", "[app][diff]"
 
 TEST_CASE("diff: a rule fires on a significant change beyond it, or a lost value",
           "[app][diff]") {
-  const size_t ttt = 9;  // time_to_target_s
+  const size_t ttt = *sweep::metric_index("time_to_target_s");
   std::vector<SideRow> a = {row("s", "p", kTokens, 1, {10, 20, 30})};
   std::vector<SideRow> b = {row("s", "p", kTokens, 1, {11, 22, 33})};
   a[0].metrics[ttt] = row("s", "p", ttt, 1, {100, 110, 120}).metrics[ttt];
@@ -91,7 +92,7 @@ TEST_CASE("diff: rules that do not parse name themselves", "[app][diff]") {
   CHECK_THROWS_WITH(parse_rule("goodput<=inf"), Contains("expected a number"));
   CHECK_THROWS_WITH(parse_rule("godput<1"), Contains("unknown metric \"godput\""));
   const FailRule r = parse_rule(" uptime <= -0.01 ");
-  CHECK((r.metric == 1 && r.op == "<=" && r.threshold == -0.01));
+  CHECK((r.metric == *sweep::metric_index("uptime") && r.op == "<=" && r.threshold == -0.01));
 }
 
 TEST_CASE("diff: groups match by name, or one to one; the rest are warnings", "[app][diff]") {
