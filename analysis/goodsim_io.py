@@ -25,6 +25,15 @@ def require_file(path):
     return path
 
 
+def read_csv(path, **kwargs):
+    """pandas.read_csv of an existing file, with InputError on a missing or malformed one."""
+    require_file(path)
+    try:
+        return pd.read_csv(path, **kwargs)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: not a readable CSV file: {e}") from e
+
+
 def load_summary(run_dir):
     path = require_file(os.path.join(run_dir, "summary.json"))
     try:

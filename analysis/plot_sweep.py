@@ -8,7 +8,10 @@ Reads SWEEPDIR/summary.csv and writes, into PLOTDIR (default SWEEPDIR/plots):
                        per policy with its 95% CI
   time_to_target.png   the same for time_to_target_s (in hours), when any run reached
                        its target
-  heatmap.png          mean goodput over the first two swept parameters, per policy
+  heatmap.png          mean goodput over the first two swept parameters, per policy, with
+                       the value written in each cell and one colour scale for every
+                       panel, fitted to the data (not 0..1)
+Panels of one figure share their y axis (or colour scale), so they compare at a glance.
 Swept values are shown in the sweep's own units (durations as given: "1y".."8y" on an
 axis in years), in numeric order, on a log axis when the grid is log-spaced.
 Exit status 2 on a missing or malformed input.
@@ -20,6 +23,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 
 from goodsim_io import load_sweep_summary, plot_script_main, sweep_axis  # noqa: E402
 
@@ -45,7 +49,8 @@ def plot_metric(frame, varied, metric, path):
     panels = panel_axis["order"] if panel_axis else [None]
     scale = METRIC_SCALE[metric]
     title = f"{METRIC_LABELS[metric].split(' (')[0]} by {x_name}"
-    fig, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 4.5), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 4.5), squeeze=False,
+                             sharey=True)
     drawn = {"x_label": x_axis["label"], "x_scale": x_axis["scale"], "title": title,
              "panels": [str(p) for p in panels if p is not None], "x": {}}
     for ax, panel in zip(axes[0], panels):
@@ -62,33 +67,55 @@ def plot_metric(frame, varied, metric, path):
         if x_axis["categorical"]:
             ax.set_xticks(range(len(x_axis["order"])), x_axis["order"])
         ax.set_xscale(x_axis["scale"])
+        if x_axis["scale"] == "log":  # the swept values themselves, not 6x10^0
+            ax.set_xticks([x_axis["position"][v] for v in x_axis["order"]], x_axis["order"])
+            ax.minorticks_off()
         ax.set_xlabel(x_axis["label"])
         ax.set_ylabel(METRIC_LABELS[metric])
         ax.grid(alpha=0.3)
         ax.legend(fontsize="small")
         ax.set_title(title if panel is None else f"{title}, {varied[1]} = {panel}")
+    drawn["ylims"] = [ax.get_ylim() for ax in axes[0]]
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return drawn
 
 
+def cell_text_colour(image, value):
+    """Black on light cells, white on dark ones."""
+    r, g, b, _ = image.cmap(image.norm(value))
+    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+
+
 def plot_heatmap(frame, varied, path):
-    """Mean goodput over the first two swept parameters, rows and columns in numeric order.
-    Returns {"columns", "rows"} (the value texts in drawn order) or None."""
+    """Mean goodput over the first two swept parameters, rows and columns in numeric order,
+    each cell labelled with its value; one colour scale for all panels, from the lowest to
+    the highest mean. Returns {"columns", "rows", "clims" (each panel's colour limits),
+    "cells" (values written)} or None."""
     if len(varied) < 2:
         return None
     rows = frame[frame["metric"] == "goodput"]
     policies = list(dict.fromkeys(rows["policy"]))
     x_axis, y_axis = sweep_axis(varied[0], frame[varied[0]]), sweep_axis(varied[1], frame[varied[1]])
+    vmin, vmax = float(rows["mean"].min()), float(rows["mean"].max())
+    if vmin == vmax:
+        vmin, vmax = vmin - 0.005, vmax + 0.005
     fig, axes = plt.subplots(1, len(policies), figsize=(5.5 * len(policies), 4.5), squeeze=False)
+    cells, clims = 0, []
     for ax, policy in zip(axes[0], policies):
         mine = rows[rows["policy"] == policy].astype({varied[0]: str, varied[1]: str})
         table = mine.pivot_table(index=varied[1], columns=varied[0], values="mean",
                                  aggfunc="first").reindex(index=y_axis["order"],
                                                           columns=x_axis["order"])
         image = ax.imshow(table.values, origin="lower", aspect="auto", cmap="viridis",
-                          vmin=0, vmax=1)
+                          vmin=vmin, vmax=vmax)
+        clims.append(image.get_clim())
+        for (i, j), value in np.ndenumerate(table.values):
+            if value == value:
+                ax.text(j, i, f"{value:.3f}", ha="center", va="center", fontsize="small",
+                        color=cell_text_colour(image, value))
+                cells += 1
         ax.set_xticks(range(len(table.columns)), list(table.columns), rotation=45)
         ax.set_yticks(range(len(table.index)), list(table.index))
         ax.set_xlabel(x_axis["label"])
@@ -98,7 +125,7 @@ def plot_heatmap(frame, varied, path):
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
-    return {"columns": x_axis["order"], "rows": y_axis["order"]}
+    return {"columns": x_axis["order"], "rows": y_axis["order"], "clims": clims, "cells": cells}
 
 
 def plot_one_point(frame, path):

@@ -1,122 +1,133 @@
 #!/usr/bin/python3
 """One self-contained HTML report: python3 analysis/report.py DIR [--out FILE]
 
-DIR is a goodsim run directory (summary.json, timeseries.csv) or a sweep directory
-(summary.csv); the report embeds the plots (as inline PNG) and the tables (for a sweep
-also the paired differences of paired.csv, swept values in numeric order), so the single
-file can be shared. Default FILE: DIR/report.html. Exit status 2 on a missing or
-malformed input.
+DIR is any goodsim output directory: a run (summary.json, timeseries.csv), a
+`run --seeds` directory (replications.csv, seed-*/), a sweep (summary.csv), a
+calibration (calibration.json), a diff (`goodsim diff --out`: diff.json) or a solve
+(solve.json, evaluations.csv). The page shows what produced it (scenario, goodsim
+version, command), then the plots (inline PNG), then the tables, so the single file can
+be shared. `goodsim report DIR` runs this script. Default FILE: DIR/report.html.
+Exit status 2 on a missing or malformed input, or when matplotlib or pandas is missing.
 """
 import argparse
 import base64
 import html
 import os
+import shlex
 import sys
 import tempfile
 
-import plot_run
-import plot_sweep
-import pandas as pd
+try:
+    import pandas as pd  # noqa: F401  (the sections need it; fail here, clearly)
+    import matplotlib  # noqa: F401
+except ImportError as missing:
+    print(f"report: error: {missing}: the report needs Debian's python3-matplotlib and "
+          "python3-pandas (apt-get install python3-matplotlib python3-pandas, or "
+          "scripts/install-deps.sh)", file=sys.stderr)
+    sys.exit(2)
 
-from goodsim_io import (InputError, badput_fractions, load_summary, load_sweep_paired,
-                        load_sweep_summary, sweep_axis)
+import report_results  # noqa: E402
+import report_sections  # noqa: E402
+from goodsim_io import InputError  # noqa: E402
 
 STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1200px}"
          "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;"
-         "padding:4px 8px;text-align:right}th{background:#f0f0f0}img{max-width:100%}")
+         "padding:4px 8px;text-align:right;white-space:nowrap}th{background:#f0f0f0}img{max-width:100%}"
+         "dl.prov{display:grid;grid-template-columns:max-content auto;gap:2px 1em}"
+         "dl.prov dt{font-weight:bold}dl.prov dd{margin:0;font-family:monospace}"
+         "tr.significant td{background:#fff3cd}tr.fired td{background:#f8d7da}"
+         ".warning{color:#8a4b00}")
+
+# (kind, the file whose presence says so, section builder), first match wins.
+KINDS = [
+    ("solve", "solve.json", report_results.solve_sections),
+    ("diff", "diff.json", report_results.diff_sections),
+    ("calibrate", "calibration.json", report_results.calibrate_sections),
+    ("sweep", "summary.csv", report_sections.sweep_sections),
+    ("run", "summary.json", report_sections.run_sections),
+    ("runs", "replications.csv", report_sections.runs_sections),
+]
+
+
+def detect(directory):
+    for kind, marker, builder in KINDS:
+        if os.path.isfile(os.path.join(directory, marker)):
+            return kind, builder
+    raise InputError(f"{directory}: neither a run (summary.json), run --seeds "
+                     "(replications.csv), sweep (summary.csv), calibrate (calibration.json), "
+                     "diff (diff.json) nor solve (solve.json) directory")
 
 
 def image_tag(path):
     with open(path, "rb") as f:
         data = base64.b64encode(f.read()).decode("ascii")
     name = html.escape(os.path.basename(path))
-    return f'<figure><img alt="{name}" src="data:image/png;base64,{data}"></figure>'
+    return (f'<figure><img alt="{name}" src="data:image/png;base64,{data}">'
+            f"<figcaption>{name}</figcaption></figure>")
 
 
-def run_sections(run_dir, plot_dir):
-    summary = load_summary(run_dir)
-    table = [{"policy": p["name"], "type": p["type"], "goodput": f"{p['goodput']:.4f}",
-              "uptime": f"{p['uptime']:.4f}", "downtime (h)": f"{p['downtime_s'] / 3600:.2f}",
-              "outages": p.get("outages", ""), "failures": p.get("failures", ""),
-              "tokens": f"{p.get('tokens', 0):.4g}",
-              "final loss": "" if p.get("final_loss") is None else f"{p['final_loss']:.4f}",
-              "time to target (h)": "" if p.get("time_to_target_s") is None
-              else f"{p['time_to_target_s'] / 3600:.2f}"} for p in summary["policies"]]
-    shares = badput_fractions(summary).round(4).reset_index().rename(columns={"index": "policy"})
-    title = (f"run: {summary.get('scenario', '?')} (seed {summary.get('seed', '?')}, "
-             f"{summary.get('chips', '?')} chips, {summary.get('horizon_s', 0) / 86400:.3g} days)")
-    return title, [("Policies", table), ("Chip-time shares", shares.to_dict("records"))], \
-        plot_run.make_plots(run_dir, plot_dir)
-
-
-def in_numeric_order(frame, varied):
-    """Rows sorted by the swept values as numbers (10m after 5m), then as they were."""
-    keys = []
-    for name in varied:
-        position = sweep_axis(name, frame[name])["position"]
-        keys.append(frame[name].astype(str).map(position))
-    if not keys:
-        return frame
-    order = pd.DataFrame({f"_k{i}": k for i, k in enumerate(keys)}, index=frame.index)
-    order["_row"] = range(len(frame))
-    return frame.loc[order.sort_values([*order.columns]).index]
-
-
-def sweep_sections(sweep_dir, plot_dir):
-    frame, varied = load_sweep_summary(sweep_dir)
-    goodput = in_numeric_order(frame[frame["metric"] == "goodput"], varied)
-    keep = ["point", *varied, "policy", "n", "mean", "ci95_lo", "ci95_hi"]
-    tables = [("Goodput per grid point", goodput[keep].round(5).fillna("").to_dict("records"))]
-    paired = load_sweep_paired(sweep_dir)
-    if paired is not None:
-        rows = in_numeric_order(paired[paired["metric"] == "goodput"], varied)
-        keep = ["point", *varied, "policy", "baseline", "n", "mean_diff", "ci95_lo", "ci95_hi"]
-        tables.append(("Paired goodput differences (policy - baseline, same seeds)",
-                       rows[keep].round(5).fillna("").to_dict("records")))
-    title = f"sweep over {', '.join(varied) or '(nothing: one grid point)'}"
-    return title, tables, plot_sweep.make_plots(sweep_dir, plot_dir)
+def cell(value):
+    if isinstance(value, float):
+        return "" if value != value else f"{value:.6g}"
+    return "" if value is None else str(value)
 
 
 def html_table(rows):
+    """rows: a list of dicts (one per row); a row may carry "_class" for its <tr>."""
     if not rows:
         return "<p>(no rows)</p>"
-    head = "".join(f"<th>{html.escape(str(k))}</th>" for k in rows[0])
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in r.values())
-                   + "</tr>" for r in rows)
+    keys = [k for k in rows[0] if not k.startswith("_")]
+    head = "".join(f"<th>{html.escape(str(k))}</th>" for k in keys)
+    body = "".join(
+        f"<tr class='{html.escape(r.get('_class', ''))}'>"
+        + "".join(f"<td>{html.escape(cell(r.get(k)))}</td>" for k in keys) + "</tr>"
+        for r in rows)
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def build_report(directory):
+def provenance_list(items):
+    return "<dl class='prov'>" + "".join(
+        f"<dt>{html.escape(k)}</dt><dd>{html.escape(str(v))}</dd>" for k, v in items) + "</dl>"
+
+
+def build_report(directory, report_command):
+    kind, builder = detect(directory)
     with tempfile.TemporaryDirectory() as plot_dir:
-        if os.path.isfile(os.path.join(directory, "summary.json")):
-            title, tables, plots = run_sections(directory, plot_dir)
-        elif os.path.isfile(os.path.join(directory, "summary.csv")):
-            title, tables, plots = sweep_sections(directory, plot_dir)
-        else:
-            raise InputError(f"{directory}: neither a run (summary.json) nor a sweep "
-                             "(summary.csv) directory")
-        figures = "".join(image_tag(p) for p in plots)
-    sections = "".join(f"<h2>{html.escape(name)}</h2>{html_table(rows)}" for name, rows in tables)
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>goodsim report</title>"
-            f"<style>{STYLE}</style></head><body><h1>goodsim report</h1>"
-            f"<p>{html.escape(title)}</p>{sections}<h2>Plots</h2>{figures}</body></html>\n")
+        section = builder(directory, plot_dir)
+        figures = "".join(image_tag(p) for p in section["plots"])
+    provenance = [("kind", kind), ("directory", os.path.abspath(directory)),
+                  *section["provenance"], ("report command", report_command),
+                  ("drawn by", os.path.abspath(__file__))]
+    notes = "".join(f"<p class='warning'>{html.escape(n)}</p>" for n in section.get("notes", []))
+    tables = "".join(f"<h2>{html.escape(name)}</h2>{html_table(rows)}"
+                     for name, rows in section["tables"])
+    title = html.escape(section["title"])
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>goodsim report: {title}"
+            f"</title><style>{STYLE}</style></head><body><h1>goodsim report</h1>"
+            f"<p>{title}</p>{provenance_list(provenance)}{notes}<h2>Plots</h2>{figures}"
+            f"{tables}</body></html>\n")
 
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("dir", help="a goodsim run or sweep output directory")
+    parser.add_argument("dir", help="a goodsim output directory")
     parser.add_argument("--out", help="the HTML file to write (default DIR/report.html)")
     args = parser.parse_args(argv)
     out = args.out or os.path.join(args.dir, "report.html")
+    command = "goodsim report " + " ".join(shlex.quote(a) for a in argv)
     try:
-        page = build_report(args.dir)
+        page = build_report(args.dir, command)
     except InputError as e:
         print(f"report: error: {e}", file=sys.stderr)
         return 2
     tmp = out + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(page)
-    os.replace(tmp, out)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(page)
+        os.replace(tmp, out)
+    except OSError as e:
+        print(f"report: error: {out}: cannot write: {e.strerror}", file=sys.stderr)
+        return 2
     print(out)
     return 0
 

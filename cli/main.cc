@@ -13,8 +13,10 @@
 #include "app/bandwidth.h"
 #include "app/calibrate/calibrate_command.h"
 #include "app/commands.h"
+#include "app/diff/diff.h"
 #include "app/explain.h"
 #include "app/mpi/sweep_entry.h"
+#include "app/report_command.h"
 #include "app/sweep/check.h"
 #include "app/sweep/merge.h"
 #include "app/sweep/sweep.h"
@@ -157,7 +159,29 @@ struct Options {
   std::string explain;
   std::string list_format = "text";
   std::optional<size_t> list_width;
+  goodsim::app::diff::DiffOptions diff;
+  goodsim::app::ReportOptions report;
 };
+
+// goodsim diff and goodsim report (app/diff/diff.h, app/report_command.h).
+void add_diff_and_report(CLI::App& app, Options& opt) {
+  CLI::App* d = app.add_subcommand("diff", "Compare two runs, run --seeds or sweep directories "
+                                           "(or a check baseline): every metric, its change, "
+                                           "95% CI and significance; exit 1 on a --fail-on rule");
+  d->add_option("a", opt.diff.a, "Before: a run, run --seeds or sweep directory, or a baseline")
+      ->required();
+  d->add_option("b", opt.diff.b, "After: the same kinds")->required();
+  d->add_option("--fail-on", opt.diff.fail_on, "METRIC<X, <=, >, >= on the change B - A, e.g. "
+                                               "'goodput<-0.01'; repeatable")
+      ->allow_extra_args(false);
+  d->add_option("--format", opt.diff.format, "text (default), markdown, json or junit");
+  d->add_option("--out", opt.diff.out_dir, "Also write diff.json and diff.md here (for report)");
+  CLI::App* r = app.add_subcommand("report", "Write one self-contained HTML report (plots, "
+                                             "tables) of any goodsim output directory");
+  r->add_option("dir", opt.report.dir, "A run, run --seeds, sweep, calibrate, diff or solve "
+                                       "output directory")->required();
+  r->add_option("--out", opt.report.out, "The HTML file (default DIR/report.html)");
+}
 
 int dispatch(CLI::App& app, const Options& opt) {
   if (app.got_subcommand("sweep")) {
@@ -178,6 +202,12 @@ int dispatch(CLI::App& app, const Options& opt) {
   }
   if (app.got_subcommand("calibrate")) {
     return goodsim::app::calibrate::calibrate_command(opt.calibrate, std::cout, std::cerr);
+  }
+  if (app.got_subcommand("diff")) {
+    return goodsim::app::diff::diff_command(opt.diff, std::cout, std::cerr);
+  }
+  if (app.got_subcommand("report")) {
+    return goodsim::app::report_command(opt.report, std::cout, std::cerr);
   }
   if (app.got_subcommand("list-models")) {
     return goodsim::app::list_models_command(std::cout, opt.list_format, opt.list_width);
@@ -250,6 +280,9 @@ int main(int argc, char** argv) {
   add_check(app, opt.check);
   add_bandwidth(app, opt.bandwidth);
   add_calibrate(app, opt.calibrate);
+  add_diff_and_report(app, opt);
+  opt.diff.argv.assign(argv, argv + argc);
+  opt.diff.argv[0] = "goodsim";
   app.add_subcommand("explain", "Explain a run's figures from its summary.json: dominant "
                                 "badput, slices down, spares, checkpoints, outages, warnings")
       ->add_option("run", opt.explain, "Run directory (holding summary.json) or a summary.json")

@@ -28,3 +28,6 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/goodsimConfigVersion.cmak
 install(FILES ${PROJECT_BINARY_DIR}/goodsimConfig.cmake
               ${PROJECT_BINARY_DIR}/goodsimConfigVersion.cmake
         DESTINATION ${GOODSIM_INSTALL_CMAKEDIR})
+# The analysis scripts `goodsim report` runs (app/report_command.h looks in BIN/../share/goodsim/analysis).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/analysis/ DESTINATION ${CMAKE_INSTALL_DATADIR}/goodsim/analysis
+        FILES_MATCHING PATTERN "*.py" PATTERN "examples" EXCLUDE PATTERN "__pycache__" EXCLUDE)

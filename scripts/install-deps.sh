@@ -12,6 +12,7 @@ PACKAGES=(
   libbenchmark-dev
   python3 python3-matplotlib python3-pandas
   pybind11-dev python3-dev python3-pytest
+  chromium-headless-shell
   "$@"
 )
 

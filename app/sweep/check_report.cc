@@ -16,21 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 std::string summary_line(const CheckReport& r) {
@@ -51,6 +36,21 @@ std::string failure_text(const CheckRow& row) {
 }
 
 }  // namespace
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
 
 size_t CheckReport::failed() const {
   size_t n = 0;
@@ -109,36 +109,52 @@ std::string check_json(const CheckReport& r) {
   return doc.dump(2) + "\n";
 }
 
-std::string check_junit(const CheckReport& r) {
-  std::map<std::string, std::vector<const CheckRow*>> suites;  // by scenario, sorted
-  for (const CheckRow& row : r.rows) suites[row.scenario].push_back(&row);
-  std::string warnings;
-  for (const std::string& w : r.warnings) warnings += xml_escape("WARNING: " + w) + "\n";
+std::string junit_xml(std::string_view name, const std::vector<JunitCase>& cases,
+                      const std::vector<std::string>& warnings) {
+  std::map<std::string, std::vector<const JunitCase*>> suites;  // sorted by name
+  size_t failures = 0;
+  for (const JunitCase& c : cases) {
+    suites[c.suite].push_back(&c);
+    failures += c.failure.empty() ? 0 : 1;
+  }
+  std::string err;
+  for (const std::string& w : warnings) err += xml_escape("WARNING: " + w) + "\n";
   std::string out = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<testsuites name=\"goodsim check\" tests=\"{}\" failures=\"{}\">\n",
-      r.rows.size(), r.failed());
-  for (const auto& [scenario, rows] : suites) {
+      "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\">\n",
+      xml_escape(name), cases.size(), failures);
+  for (const auto& [suite, members] : suites) {
     size_t failed = 0;
-    for (const CheckRow* row : rows) failed += row->verdict.failed() ? 1 : 0;
+    for (const JunitCase* c : members) failed += c->failure.empty() ? 0 : 1;
     out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">\n",
-                       xml_escape(scenario), rows.size(), failed);
-    for (const CheckRow* row : rows) {
-      out += fmt::format("    <testcase classname=\"{}.{}\" name=\"{}\"", xml_escape(scenario),
-                         xml_escape(row->policy), kMetrics[row->metric].name);
-      if (!row->verdict.failed()) {
+                       xml_escape(suite), members.size(), failed);
+    for (const JunitCase* c : members) {
+      out += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", xml_escape(c->classname),
+                         xml_escape(c->name));
+      if (c->failure.empty()) {
         out += "/>\n";
         continue;
       }
-      const std::string text = xml_escape(failure_text(*row));
+      const std::string text = xml_escape(c->failure);
       out += fmt::format(">\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n"
                          "    </testcase>\n",
-                         text, verdict_name(row->verdict.kind), text);
+                         text, xml_escape(c->type), text);
     }
-    if (!warnings.empty()) out += "    <system-err>" + warnings + "</system-err>\n";
+    if (!err.empty()) out += "    <system-err>" + err + "</system-err>\n";
     out += "  </testsuite>\n";
   }
   return out + "</testsuites>\n";
+}
+
+std::string check_junit(const CheckReport& r) {
+  std::vector<JunitCase> cases;
+  for (const CheckRow& row : r.rows) {
+    cases.push_back({row.scenario, row.scenario + "." + row.policy,
+                     std::string(kMetrics[row.metric].name),
+                     row.verdict.failed() ? failure_text(row) : "",
+                     verdict_name(row.verdict.kind)});
+  }
+  return junit_xml("goodsim check", cases, r.warnings);
 }
 
 }  // namespace goodsim::app::sweep

@@ -33,6 +33,18 @@ struct CheckReport {
 
 enum class CheckFormat { kText, kJson, kJunit };
 
+// `text` with & < > " ' as XML entities (JUnit files).
+std::string xml_escape(std::string_view text);
+
+// One JUnit test case; passed when `failure` is empty (else its message, of kind `type`).
+struct JunitCase {
+  std::string suite, classname, name, failure, type;
+};
+// A JUnit XML document named `name`: one <testsuite> per suite (sorted by name) with its
+// cases in order, `warnings` in each suite's <system-err>.
+std::string junit_xml(std::string_view name, const std::vector<JunitCase>& cases,
+                      const std::vector<std::string>& warnings);
+
 // "text", "json" or "junit"; throws ScenarioError (at --format) otherwise.
 CheckFormat check_format(std::string_view name);
 

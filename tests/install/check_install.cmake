@@ -16,6 +16,7 @@ set(prefix ${WORKDIR}/prefix)
 file(REMOVE_RECURSE ${WORKDIR})
 run_step("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 foreach(f bin/goodsim include/models/runner.h include/sim/core/version.h
+          share/goodsim/analysis/report.py share/goodsim/analysis/plot_run.py
           lib/cmake/goodsim/goodsimConfig.cmake lib/cmake/goodsim/goodsimConfigVersion.cmake)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "not installed: ${f}")
@@ -53,3 +54,22 @@ foreach(i RANGE ${last})
     message(FATAL_ERROR "the example did not print ${name} ${type} with fingerprint ${fingerprint}")
   endif()
 endforeach()
+
+# goodsim report from the installed binary uses the installed scripts (BIN/../share/goodsim/
+# analysis comes before the source tree's; the page names the script that drew it), when
+# python3 has matplotlib.
+execute_process(COMMAND /usr/bin/python3 -c "import matplotlib, pandas" RESULT_VARIABLE no_mpl
+                OUTPUT_QUIET ERROR_QUIET)
+if(no_mpl EQUAL 0)
+  run_step("goodsim report with the installed scripts" ${CMAKE_COMMAND} -E env
+           --unset=GOODSIM_ANALYSIS_DIR ${prefix}/bin/goodsim report ${WORKDIR}/out
+           --out ${WORKDIR}/report.html)
+  file(READ ${WORKDIR}/report.html page)
+  if(NOT page MATCHES "data:image/png;base64,")
+    message(FATAL_ERROR "the installed goodsim report wrote no inline image")
+  endif()
+  string(FIND "${page}" "${prefix}/share/goodsim/analysis/report.py" at)
+  if(at LESS 0)
+    message(FATAL_ERROR "goodsim report did not use the installed analysis scripts")
+  endif()
+endif()
