@@ -101,6 +101,8 @@ void add_solve(CLI::App& app, goodsim::app::solve::SolveOptions& opt) {
       ->required()->allow_extra_args(false);
   s->add_flag("--minimize", [&opt](int64_t) { opt.maximize = false; }, "The smallest value (default)");
   s->add_flag("--maximize", opt.maximize, "The largest value");
+  s->add_option("--objective", opt.objective, "Minimise (--maximize: maximise) this metric's "
+                                              "mean over the values meeting the requirements");
   s->add_option("--confidence", opt.confidence, "Level of the one-sided bounds (default 0.95)");
   s->add_option("--seeds", opt.seeds, "Fixed seeds per value (default: --auto-seeds)")
       ->check(goodsim::cli::count_validator());

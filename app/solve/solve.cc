@@ -41,7 +41,7 @@ std::string evaluations_csv(const Evaluator& ev) {
   return out;
 }
 
-Json point_json(const Evaluator& ev, std::optional<double> v) {
+Json point_json(const Evaluator& ev, std::optional<double> v, std::optional<size_t> objective) {
   if (!v) return nullptr;
   const Evaluation& e = ev.at(*v);
   Json reqs = Json::array();
@@ -58,6 +58,7 @@ Json point_json(const Evaluator& ev, std::optional<double> v) {
   std::vector<double> cost;
   for (const auto& run : e.runs) if (run[sweep::kCost]) cost.push_back(*run[sweep::kCost]);
   if (!cost.empty()) out["cost_mean"] = sweep::estimate(cost).mean;
+  if (objective) out["objective_mean"] = metric_mean(e, *objective);
   return out;
 }
 
@@ -69,10 +70,18 @@ std::string verdict_line(const Evaluator& ev, const SolveOptions& o, const Solve
     return fmt::format("no value of {} in {}..{} meets {} for policy {} (at confidence {})", k.path,
                        shown(k, k.lo), shown(k, k.hi), reqs, ev.policy(), o.confidence);
   }
+  const std::string caveat = r.monotone ? "" : "; the metric is not monotone in the knob: answer from a scan";
+  if (o.objective) {
+    const size_t m = *sweep::metric_index(*o.objective);
+    return fmt::format("{} = {} has the {} mean {} ({:.6g}) of the values meeting {} for policy {} "
+                       "(confidence {}, {} simulations){}", k.path, shown(k, *r.answer),
+                       o.maximize ? "highest" : "lowest", *o.objective,
+                       metric_mean(ev.at(*r.answer), m), reqs, ev.policy(), o.confidence,
+                       r.simulations, caveat);
+  }
   return fmt::format("{} {} = {} meets {} for policy {} (confidence {}, {} simulations){}",
                      o.maximize ? "largest" : "smallest", k.path, shown(k, *r.answer), reqs,
-                     ev.policy(), o.confidence, r.simulations,
-                     r.monotone ? "" : "; the metric is not monotone in the knob: answer from a scan");
+                     ev.policy(), o.confidence, r.simulations, caveat);
 }
 
 std::string point_line(const Evaluator& ev, const Evaluation& e) {
@@ -87,6 +96,8 @@ std::string point_line(const Evaluator& ev, const Evaluation& e) {
 
 Json solve_json(const Evaluator& ev, const SolveOptions& o, const SolveResult& r, double seconds) {
   const Knob& k = ev.knob();
+  const std::optional<size_t> objective =
+      o.objective ? sweep::metric_index(*o.objective) : std::nullopt;
   Json reqs = Json::array();
   for (const Requirement& q : ev.requirements()) {
     reqs.push_back({{"text", q.text}, {"metric", sweep::kMetrics[q.metric].name},
@@ -98,12 +109,13 @@ Json solve_json(const Evaluator& ev, const SolveOptions& o, const SolveResult& r
           {"policy", ev.policy()},
           {"knob", {{"path", k.path}, {"lo", k.lo}, {"hi", k.hi}, {"integer", k.integer},
                     {"unit", k.duration ? "s" : k.suffix}}},
-          {"objective", o.maximize ? "maximize" : "minimize"},
+          {"objective", {{"direction", o.maximize ? "maximize" : "minimize"},
+                         {"metric", o.objective ? Json(*o.objective) : Json(nullptr)}}},
           {"requirements", reqs},
           {"confidence", o.confidence},
-          {"answer", point_json(ev, r.answer)},
-          {"below", point_json(ev, r.below)},
-          {"above", point_json(ev, r.above)},
+          {"answer", point_json(ev, r.answer, objective)},
+          {"below", point_json(ev, r.below, objective)},
+          {"above", point_json(ev, r.above, objective)},
           {"monotone", r.monotone},
           {"scanned", r.scanned},
           {"simulations", r.simulations},
@@ -117,6 +129,10 @@ void check_options(const SolveOptions& o) {
     throw ScenarioError("--confidence", "", fmt::format("expected a level in (0.5, 1), got {}", o.confidence));
   if (o.seeds && *o.seeds < 2) throw ScenarioError("--seeds", "", "expected at least 2 seeds (a confidence bound needs two)");
   if (o.max_seeds < 2) throw ScenarioError("--max-seeds", "", "expected at least 2");
+  if (o.objective && !sweep::metric_index(*o.objective)) {
+    throw ScenarioError("--objective", *o.objective,
+                        fmt::format("unknown metric; expected one of {}", sweep::metric_names()));
+  }
 }
 
 }  // namespace
@@ -133,7 +149,8 @@ int solve_command(const SolveOptions& o, std::ostream& out, std::ostream& err) {
   const std::string name = src.doc.value("name", "scenario");
   const std::filesystem::path dir = o.out_dir ? *o.out_dir : "out/" + name + "-solve";
   auto log = [&](const Evaluation& e) { if (!o.quiet) err << point_line(ev, e); };
-  const SolveResult r = search(ev, o.maximize, log);
+  const SolveResult r = o.objective ? optimise(ev, *sweep::metric_index(*o.objective), o.maximize, log)
+                                    : search(ev, o.maximize, log);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::filesystem::create_directories(dir);
   output::write_file_atomically(dir / "evaluations.csv", evaluations_csv(ev));

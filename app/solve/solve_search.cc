@@ -53,15 +53,15 @@ bool any_contradiction(const Evaluator& ev) {
   return false;
 }
 
-std::vector<double> scan_values(const Knob& k) {
+std::vector<double> scan_values(const Knob& k, double lo, double hi, size_t whole_up_to) {
   std::vector<double> out;
-  const double span = k.hi - k.lo;
-  if (k.integer && span < 2 * kScanPoints) {
-    for (double v = k.lo; v <= k.hi; v += 1) out.push_back(v);
+  const double span = hi - lo;
+  if (k.integer && span < static_cast<double>(whole_up_to)) {
+    for (double v = lo; v <= hi; v += 1) out.push_back(v);
     return out;
   }
   for (size_t i = 0; i < kScanPoints; ++i) {
-    double v = k.lo + span * static_cast<double>(i) / (kScanPoints - 1);
+    double v = lo + span * static_cast<double>(i) / (kScanPoints - 1);
     if (k.integer) v = std::round(v);
     if (out.empty() || out.back() != v) out.push_back(v);
   }
@@ -209,7 +209,8 @@ namespace {
 SolveResult scan(Evaluator& ev, bool maximize, const std::function<void(const Evaluation&)>& log) {
   SolveResult out;
   out.scanned = true;
-  const std::vector<double> values = scan_values(ev.knob());
+  const Knob& k = ev.knob();
+  const std::vector<double> values = scan_values(k, k.lo, k.hi, 2 * kScanPoints);
   ev.evaluate(values);
   for (double v : values) if (log) log(ev.at(v));
   std::optional<size_t> best;
@@ -260,6 +261,43 @@ SolveResult search(Evaluator& ev, bool maximize, const std::function<void(const 
     s.monotone = false;
     s.simulations = ev.simulations();
     return s;
+  }
+  out.simulations = ev.simulations();
+  return out;
+}
+
+double metric_mean(const Evaluation& e, size_t metric) {
+  std::vector<double> values;
+  for (const sweep::MetricValues& m : e.runs) {
+    if (m[metric]) values.push_back(*m[metric]);
+  }
+  return values.empty() ? std::numeric_limits<double>::quiet_NaN() : sweep::estimate(values).mean;
+}
+
+SolveResult optimise(Evaluator& ev, size_t metric, bool maximize,
+                     const std::function<void(const Evaluation&)>& log) {
+  const SolveResult low = search(ev, false, log);
+  if (!low.answer) return low;
+  const SolveResult high = search(ev, true, log);
+  const double a = *low.answer, b = high.answer.value_or(a);
+  const std::vector<double> values = scan_values(ev.knob(), a, b, kScanPoints);
+  ev.evaluate(values);
+  SolveResult out;
+  out.monotone = low.monotone && high.monotone;
+  out.scanned = true;
+  std::optional<size_t> best;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const Evaluation& e = ev.at(values[i]);
+    if (log) log(e);
+    const double m = metric_mean(e, metric);
+    if (!e.feasible() || std::isnan(m)) continue;
+    const double held = best ? metric_mean(ev.at(values[*best]), metric) : 0;
+    if (!best || (maximize ? m > held : m < held)) best = i;
+  }
+  if (best) {
+    out.answer = values[*best];
+    if (*best > 0) out.below = values[*best - 1];
+    if (*best + 1 < values.size()) out.above = values[*best + 1];
   }
   out.simulations = ev.simulations();
   return out;

@@ -99,4 +99,14 @@ class Evaluator {
 // Runs the search. `log` (may be null) is told of each value as it is decided.
 SolveResult search(Evaluator& ev, bool maximize, const std::function<void(const Evaluation&)>& log);
 
+// The mean of metric `metric` over the runs of `e` that have it (NaN when none has).
+double metric_mean(const Evaluation& e, size_t metric);
+
+// --objective: the feasible values, [smallest, largest] as search() finds them (each
+// requirement monotone), scanned (every value of an integer interval of at most 33, else
+// 33 evenly spaced values); the answer is the feasible value with the lowest (highest, when
+// `maximize`) mean of `metric`.
+SolveResult optimise(Evaluator& ev, size_t metric, bool maximize,
+                     const std::function<void(const Evaluation&)>& log);
+
 }  // namespace goodsim::app::solve

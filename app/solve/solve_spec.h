@@ -1,6 +1,7 @@
 // What `goodsim solve` is asked (docs/solve.md): one scenario knob and its
 // range (--find PATH=LO..HI), requirements on a policy's metrics
-// (--require 'METRIC>=X'), and which end of the feasible range is wanted.
+// (--require 'METRIC>=X'), and which end of the feasible range is wanted, or
+// which metric to minimise over it (--objective).
 //
 // Knob values: LO and HI are numbers, optionally with a unit suffix. Durations
 // ("1m..2h") are searched in seconds and written back as "<seconds>s"; another
@@ -55,6 +56,9 @@ struct SolveOptions {
   std::string find;                   // PATH=LO..HI
   std::vector<std::string> requirements;  // METRIC>=X, each --require
   bool maximize = false;              // default: the smallest feasible knob value
+  // --objective METRIC: minimise (maximise) this metric's mean over the feasible values
+  // instead of the knob itself; absent: the knob.
+  std::optional<std::string> objective;
   double confidence = 0.95;
   std::optional<size_t> seeds;        // fixed seeds per value (no growth)
   size_t max_seeds = 64;              // --auto-seeds budget per value

@@ -73,6 +73,29 @@ TEST_CASE("solve finds the renewal threshold of the restart time", "[app][solve]
   CHECK(s.result["above"]["feasible"] == false);
 }
 
+// --objective: the fleet's rental is the same whatever the restart time, and a longer
+// restart keeps fewer tokens, so the cost per token is lowest at the shortest restart, and
+// every restart up to R* = 399 s meets uptime >= 0.9: the answer is the range's low end.
+TEST_CASE("solve --objective minimises a cost over the values meeting the requirements", "[app][solve]") {
+  ScratchDir dir("solve-objective");
+  nlohmann::json doc = testing::small_scenario("100h", "64h", "1s", "5m");
+  doc["cost"] = {{"chip_hour", 2.0}};
+  SolveOptions o;
+  o.find = "policies.0.restart_time=1s..1h";
+  o.requirements = {"uptime>=0.9"};
+  o.objective = "cost_per_billion_tokens";
+  o.seeds = 4;
+  const Solved s = solve(dir, doc, o);
+  INFO(s.out);
+  REQUIRE(s.status == 0);
+  CHECK(s.result["answer"]["value"].get<double>() == 1);
+  CHECK(s.result["objective"]["metric"] == "cost_per_billion_tokens");
+  REQUIRE(s.result["above"].is_object());
+  CHECK(s.result["above"]["feasible"] == true);
+  CHECK(s.result["above"]["objective_mean"].get<double>() > s.result["answer"]["objective_mean"].get<double>());
+  CHECK_THAT(s.out, Catch::Contains("has the lowest mean cost_per_billion_tokens"));
+}
+
 TEST_CASE("solve: no value meets the requirement is exit 3 with the range tried", "[app][solve]") {
   ScratchDir dir("solve-none");
   const nlohmann::json doc = testing::small_scenario("100h", "64h", "1s", "5m");
@@ -139,6 +162,14 @@ TEST_CASE("solve: bad input is an error naming the option", "[app][solve]") {
              Catch::Contains("expected a range LO..HI"));
   CHECK_THAT(error_of(doc, "cluster.spare_slices=1m..2Gbps", "uptime>=0.9"),
              Catch::Contains("the same unit on both ends"));
+  {
+    ScratchDir dir("solve-objective-error");
+    SolveOptions o;
+    o.find = "policies.0.restart_time=1s..1h";
+    o.requirements = {"uptime>=0.9"};
+    o.objective = "cheapness";
+    CHECK_THROWS_WITH(solve(dir, doc, o), Catch::Contains("--objective: cheapness: unknown metric"));
+  }
   CHECK_THAT(error_of(doc, "policies.0.restart_time=1s..1h", "uptime>=0.9", "elastic"),
              Catch::Contains("--policy: elastic: expected the name of one of the scenario's policies: \"dp\""));
 }
