@@ -58,6 +58,7 @@ inline constexpr std::array<MetricInfo, kMetricCount> kMetrics = {{
     {"cost_sync_wait", Better::kLower, 0, kUnbounded},
 }};
 inline constexpr size_t kGoodput = 0;
+inline constexpr size_t kEttr = 1;
 inline constexpr size_t kUptime = 3;
 inline constexpr size_t kCost = 12;  // then cost_per_billion_tokens, cost_to_target, by category
 
