@@ -8,6 +8,7 @@
 
 #include "app/solve/solve_search.h"
 #include "app/sweep/csv.h"
+#include "sim/core/version.h"
 #include "sim/output/atomic_file.h"
 #include "sim/scenario/error.h"
 
@@ -103,14 +104,18 @@ Json solve_json(const Evaluator& ev, const SolveOptions& o, const SolveResult& r
     reqs.push_back({{"text", q.text}, {"metric", sweep::kMetrics[q.metric].name},
                     {"op", op_text(q.op)}, {"threshold", q.threshold}});
   }
+  // Integer knobs keep whole ends, so the range reads back as an integer range.
+  const auto end = [&](double v) { return k.integer ? Json(static_cast<int64_t>(v)) : Json(v); };
   return {{"format", "goodsim-solve/1"},
+          {"version", core::kVersion},
+          {"goodsim_version", core::kVersion},
           {"scenario_file", o.scenario},
           {"sets", o.sets},
           {"policy", ev.policy()},
-          {"knob", {{"path", k.path}, {"lo", k.lo}, {"hi", k.hi}, {"integer", k.integer},
+          {"knob", {{"path", k.path}, {"lo", end(k.lo)}, {"hi", end(k.hi)}, {"integer", k.integer},
                     {"unit", k.duration ? "s" : k.suffix}}},
-          {"objective", {{"direction", o.maximize ? "maximize" : "minimize"},
-                         {"metric", o.objective ? Json(*o.objective) : Json(nullptr)}}},
+          {"objective", o.maximize ? "maximize" : "minimize"},
+          {"objective_metric", o.objective ? Json(*o.objective) : Json(nullptr)},
           {"requirements", reqs},
           {"confidence", o.confidence},
           {"answer", point_json(ev, r.answer, objective)},
