@@ -27,22 +27,31 @@ namespace goodsim::app {
 namespace {
 
 std::string comparison_table(const output::RunResult& run) {
-  std::vector<std::string> header = {"policy",  "type",     "goodput", "uptime",
+  std::vector<std::string> header = {"policy",   "type",    "goodput",  "ettr",  "uptime",
                                      "downtime", "outages", "failures", "tokens"};
   const bool loss = std::any_of(run.policies.begin(), run.policies.end(),
                                 [](const output::PolicyResult& p) { return p.final_loss; });
   const bool target = std::any_of(run.policies.begin(), run.policies.end(),
                                   [](const output::PolicyResult& p) { return p.time_to_target_s; });
+  const bool cost = std::any_of(run.policies.begin(), run.policies.end(),
+                                [](const output::PolicyResult& p) { return p.cost.has_value(); });
   if (loss) header.push_back("final loss");
   if (target) header.push_back("to target");
+  if (cost) header.insert(header.end(), {"cost", "per 1e9 tokens"});
   Table t(header);
   for (const output::PolicyResult& p : run.policies) {
     std::vector<std::string> row = {
-        p.name, p.type, fmt::format("{:.4f}", p.goodput), fmt::format("{:.4f}", p.uptime),
+        p.name, p.type, fmt::format("{:.4f}", p.goodput), fmt::format("{:.4f}", p.ettr),
+        fmt::format("{:.4f}", p.uptime),
         short_duration(p.downtime_s), fmt::format("{}", p.outages), fmt::format("{}", p.failures),
         fmt::format("{:.4g}", p.tokens)};
     if (loss) row.push_back(p.final_loss ? fmt::format("{:.4f}", *p.final_loss) : "-");
     if (target) row.push_back(p.time_to_target_s ? short_duration(*p.time_to_target_s) : "never");
+    if (cost) {
+      row.push_back(p.cost ? fmt::format("{:.4g} {}", p.cost->total, p.cost->currency) : "-");
+      row.push_back(p.cost && p.cost->per_billion_tokens
+                        ? fmt::format("{:.4g}", *p.cost->per_billion_tokens) : "-");
+    }
     t.add_row(std::move(row));
   }
   return t.render();

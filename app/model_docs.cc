@@ -17,7 +17,8 @@ constexpr const char* kUnitsNote =
     "`fraction` (`0.25` or `\"25%\"`), `bytes` (`\"16GiB\"` or a number), `bit/s` "
     "(`\"100Gbps\"`), `FLOP/s` (`\"459TFLOPS\"`), `count` (a whole number; `1.2e6` is fine), "
     "`x` a multiplier, `1` dimensionless, `nats` a loss, `tokens`, `params` (model "
-    "parameters), `steps` (training steps).";
+    "parameters), `steps` (training steps), `W` watts, `currency/chip-hour` and `currency/kWh` "
+    "prices in the scenario's cost currency.";
 
 std::string cell(std::string_view text) {
   std::string out;
@@ -134,7 +135,7 @@ std::string models_markdown(const std::vector<scenario::ParamDoc>& scenario_keys
       "is in [model-guide.md](model-guide.md); the same keys as a JSON Schema are in "
       "[scenario.schema.json](scenario.schema.json).\n\n";
   out += std::string(kUnitsNote) + "\n\n";
-  out += "## Scenario\n\nThe top-level keys and those of `cluster`, `job` and `outputs` "
+  out += "## Scenario\n\nThe top-level keys and those of `cluster`, `job`, `outputs` and `cost` "
          "(list elements are written `*`).\n\n" + param_rows(scenario_keys) + "\n";
   for (size_t i = 0; i < catalogue.size(); ++i) {
     const ModelDoc& m = catalogue[i];

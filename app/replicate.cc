@@ -107,6 +107,7 @@ const std::vector<ReplicatedMetric>& replicated_metrics() {
   static const std::vector<ReplicatedMetric> kMetrics = {
       {"goodput", [](const output::PolicyResult& p) { return p.goodput; }},
       {"ettr", [](const output::PolicyResult& p) { return p.ettr; }},
+      {"fleet_goodput", [](const output::PolicyResult& p) { return p.goodput; }},
       {"uptime", [](const output::PolicyResult& p) { return p.uptime; }},
       {"downtime_s", [](const output::PolicyResult& p) { return p.downtime_s; }},
       {"outages", [](const output::PolicyResult& p) { return static_cast<double>(p.outages); }},

@@ -17,6 +17,7 @@
 #include "app/explain.h"
 #include "app/mpi/sweep_entry.h"
 #include "app/report_command.h"
+#include "app/solve/solve.h"
 #include "app/sweep/check.h"
 #include "app/sweep/merge.h"
 #include "app/sweep/sweep.h"
@@ -94,6 +95,31 @@ void add_sweep(CLI::App& app, SweepOptions& opt) {
                                       "arrays; combine the shards with sweep-merge");
 }
 
+void add_solve(CLI::App& app, goodsim::app::solve::SolveOptions& opt) {
+  CLI::App* s = app.add_subcommand("solve", "Find the smallest (or largest) value of a scenario "
+                                            "key that meets requirements on a policy's metrics");
+  s->add_option("scenario", opt.scenario, "Scenario JSON file")->required();
+  s->add_option("--policy", opt.policy, "The policy judged (optional with a single policy)");
+  s->add_option("--find", opt.find, "PATH=LO..HI: the key searched and its range")->required();
+  s->add_option("--require", opt.requirements, "METRIC>=X (or >, <=, <); repeatable")
+      ->required()->allow_extra_args(false);
+  s->add_flag("--minimize", [&opt](int64_t) { opt.maximize = false; }, "The smallest value (default)");
+  s->add_flag("--maximize", opt.maximize, "The largest value");
+  s->add_option("--objective", opt.objective, "Minimise (--maximize: maximise) this metric's "
+                                              "mean over the values meeting the requirements");
+  s->add_option("--confidence", opt.confidence, "Level of the one-sided bounds (default 0.95)");
+  s->add_option("--seeds", opt.seeds, "Fixed seeds per value (default: --auto-seeds)")
+      ->check(goodsim::cli::count_validator());
+  s->add_flag("--auto-seeds", [&opt](int64_t) { opt.seeds.reset(); },
+              "Start at 8 seeds and double near the boundary up to --max-seeds (default)");
+  s->add_option("--max-seeds", opt.max_seeds, "Seed budget per value (default 64)");
+  s->add_option("--set", opt.sets, "Override a scenario key first (as in run)")->allow_extra_args(false);
+  s->add_option("--jobs,-j", opt.jobs, "Runs in parallel (default: number of cores)")
+      ->check(CLI::Range(1u, goodsim::app::sweep::kMaxJobs));
+  s->add_option("--out", opt.out_dir, "Output directory (default: out/<scenario name>-solve)");
+  s->add_flag("--quiet,-q", opt.quiet, "No per-value progress lines");
+}
+
 void add_sweep_merge(CLI::App& app, MergeOptions& opt) {
   CLI::App* m = app.add_subcommand("sweep-merge", "Combine the shard directories of a sweep "
                                                   "(sweep --shard) into the files of the whole");
@@ -154,6 +180,7 @@ struct Options {
   std::vector<std::string> files, validate_sets;
   goodsim::app::LimitOptions validate_limits;
   SweepOptions sweep;
+  goodsim::app::solve::SolveOptions solve;
   MergeOptions merge;
   CheckOptions check;
   std::string explain;
@@ -187,6 +214,7 @@ int dispatch(CLI::App& app, const Options& opt) {
   if (app.got_subcommand("sweep")) {
     return goodsim::app::mpi::sweep_entry(opt.sweep, std::cout, std::cerr);
   }
+  if (app.got_subcommand("solve")) return goodsim::app::solve::solve_command(opt.solve, std::cout, std::cerr);
   if (app.got_subcommand("sweep-merge")) {
     return goodsim::app::sweep::merge_command(opt.merge, std::cout);
   }
@@ -276,6 +304,7 @@ int main(int argc, char** argv) {
   validate->add_option("--set", opt.validate_sets, "Override a key before validation (as in run)");
   add_limits(*validate, opt.validate_limits);
   add_sweep(app, opt.sweep);
+  add_solve(app, opt.solve);
   add_sweep_merge(app, opt.merge);
   add_check(app, opt.check);
   add_bandwidth(app, opt.bandwidth);

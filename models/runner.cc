@@ -241,12 +241,14 @@ PreparedScenario prepare(const nlohmann::json& doc, const std::string& file,
       r.finish();
     });
   }
+  std::optional<CostRates> cost;
+  if (s.cost) cost = resolve_cost(s, layout, errors);
   errors.throw_if_any();
   nlohmann::json resolved = scenario::with_defaults(doc, *s.defaults);
   return PreparedScenario{std::move(s),        std::move(layout),     std::move(network),
                           std::move(failures), std::move(stragglers), std::move(policies),
                           std::move(chaos),    std::move(loss),       UINT64_MAX,
-                          std::move(resolved)};
+                          std::move(resolved), std::move(cost)};
 }
 
 namespace {
@@ -461,6 +463,13 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
       result.time_to_target_s.reset();
       if (auto t = loss->target_reached_at()) result.time_to_target_s = t->seconds_f();
     }
+  }
+  if (prepared.cost) {
+    std::array<double, policy::kCategoryCount> chip_seconds{};
+    for (size_t i = 0; i < chip_seconds.size(); ++i)
+      chip_seconds[i] = policy->ledger().chip_seconds(static_cast<policy::Category>(i));
+    result.cost = price_run(*prepared.cost, chip_seconds, end.seconds_f(), result.tokens,
+                            result.time_to_target_s);
   }
   return result;
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "models/cost_model.h"
 #include "models/failure/chaos_script.h"
 #include "models/loss/loss_config.h"
 #include "models/registry.h"
@@ -54,6 +55,7 @@ struct PreparedScenario {
   // The scenario document with every default the readers applied filled in: reading it
   // again gives the same scenario (summary.json "resolved_scenario").
   nlohmann::json resolved;
+  std::optional<CostRates> cost;  // the scenario's prices resolved; absent without "cost"
 };
 
 // Validates a scenario document (overrides already applied) against the

@@ -7,11 +7,19 @@
 namespace goodsim::app::sweep {
 
 MetricValues metric_values(const output::PolicyResult& p) {
-  return {p.goodput,          p.uptime,
+  MetricValues v = {p.goodput,          p.ettr,
+          p.goodput,          p.uptime,
           p.downtime_s,       static_cast<double>(p.outages),
           p.longest_outage_s, static_cast<double>(p.failures),
           p.tokens,           static_cast<double>(p.steps),
           p.final_loss,       p.time_to_target_s};
+  if (p.cost) {
+    v[kCost] = p.cost->total;
+    v[kCost + 1] = p.cost->per_billion_tokens;
+    v[kCost + 2] = p.cost->to_target;
+    for (size_t c = 0; c < p.cost->by_category.size(); ++c) v[kCost + 3 + c] = p.cost->by_category[c].second;
+  }
+  return v;
 }
 
 std::optional<size_t> metric_index(std::string_view name) {

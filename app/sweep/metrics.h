@@ -30,9 +30,11 @@ struct MetricInfo {
   double highest;
 };
 
-inline constexpr size_t kMetricCount = 10;
+inline constexpr size_t kMetricCount = 23;
 inline constexpr std::array<MetricInfo, kMetricCount> kMetrics = {{
     {"goodput", Better::kHigher, 0, 1},
+    {"ettr", Better::kHigher, 0, 1},
+    {"fleet_goodput", Better::kHigher, 0, 1},
     {"uptime", Better::kHigher, 0, 1},
     {"downtime_s", Better::kLower, 0, kUnbounded},
     {"outages", Better::kLower, 0, kUnbounded},
@@ -42,9 +44,23 @@ inline constexpr std::array<MetricInfo, kMetricCount> kMetrics = {{
     {"steps", Better::kHigher, 0, kUnbounded},
     {"final_loss", Better::kLower, 0, kUnbounded},
     {"time_to_target_s", Better::kLower, 0, kUnbounded},
+    // With a "cost" section (docs/metrics.md, "Cost"); empty without one.
+    {"cost", Better::kLower, 0, kUnbounded},
+    {"cost_per_billion_tokens", Better::kLower, 0, kUnbounded},
+    {"cost_to_target", Better::kLower, 0, kUnbounded},
+    {"cost_productive", Better::kNone, 0, kUnbounded},
+    {"cost_down", Better::kLower, 0, kUnbounded},
+    {"cost_idle", Better::kLower, 0, kUnbounded},
+    {"cost_reconfigure", Better::kLower, 0, kUnbounded},
+    {"cost_checkpoint", Better::kLower, 0, kUnbounded},
+    {"cost_lost_work", Better::kLower, 0, kUnbounded},
+    {"cost_straggler_wait", Better::kLower, 0, kUnbounded},
+    {"cost_sync_wait", Better::kLower, 0, kUnbounded},
 }};
 inline constexpr size_t kGoodput = 0;
-inline constexpr size_t kUptime = 1;
+inline constexpr size_t kEttr = 1;
+inline constexpr size_t kUptime = 3;
+inline constexpr size_t kCost = 12;  // then cost_per_billion_tokens, cost_to_target, by category
 
 // One value per metric, in kMetrics order; empty where the run has none
 // (final_loss without a loss model, time_to_target_s when never reached).

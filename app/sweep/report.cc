@@ -94,7 +94,7 @@ std::string paired_csv(const SweepOutcome& o) {
 std::string console_table(const SweepOutcome& o, size_t max_rows) {
   std::vector<std::string> head = {"point"};
   head.insert(head.end(), o.table.axis_paths.begin(), o.table.axis_paths.end());
-  head.insert(head.end(), {"policy", "seeds", "goodput (95% CI)", "vs first (paired)"});
+  head.insert(head.end(), {"policy", "seeds", "goodput (95% CI)", "vs first (paired)", "ettr (95% CI)"});
   Table t(head);
   size_t rows = 0, total = 0;
   for (size_t p = 0; p < o.table.points.size(); ++p) {
@@ -107,7 +107,8 @@ std::string console_table(const SweepOutcome& o, size_t max_rows) {
       const Estimate d = paired_difference(base, mine);
       cells.insert(cells.end(), {point.policies[i], fmt::format("{}", o.seeds[p]),
                                  with_ci(estimate(present(mine))),
-                                 i == 0 ? std::string("-") : signed_with_ci(d)});
+                                 i == 0 ? std::string("-") : signed_with_ci(d),
+                                 with_ci(estimate(present(o.results[p]->metric(i, kEttr, o.seeds[p]))))});
       t.add_row(std::move(cells));
       ++rows;
     }

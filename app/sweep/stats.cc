@@ -19,7 +19,52 @@ constexpr std::array<double, 30> kT975 = {
     2.0595385527532937, 2.055529438642871,  2.051830516480284,  2.0484071417952476,
     2.045229642132701,  2.0422724563012324};
 
+// The continued fraction of the regularized incomplete beta I_x(a, b) (modified Lentz).
+double beta_fraction(double a, double b, double x) {
+  constexpr double kTiny = 1e-300;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  d = 1 / (std::abs(d) < kTiny ? kTiny : d);
+  double h = d;
+  for (int m = 1; m <= 500; ++m) {
+    for (int odd = 0; odd < 2; ++odd) {
+      const double num = odd == 0 ? m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+                                  : -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
+      d = 1 + num * d;
+      d = 1 / (std::abs(d) < kTiny ? kTiny : d);
+      c = 1 + num / c;
+      if (std::abs(c) < kTiny) c = kTiny;
+      h *= d * c;
+      if (odd == 1 && std::abs(d * c - 1) < 1e-15) return h;
+    }
+  }
+  return h;
+}
+
+double incomplete_beta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
+                                a * std::log(x) + b * std::log1p(-x));
+  if (x < (a + 1) / (a + b + 2)) return front * beta_fraction(a, b, x) / a;
+  return 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+
+// P(T <= t) for t >= 0.
+double t_cdf(double t, double df) { return 1 - 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t)); }
+
 }  // namespace
+
+double t_quantile(double p, size_t df) {
+  GOODSIM_CHECK(df >= 1 && p > 0.5 && p < 1);
+  const double n = static_cast<double>(df);
+  double lo = 0, hi = 1;
+  while (t_cdf(hi, n) < p) hi *= 2;
+  for (int i = 0; i < 200 && hi - lo > 1e-13 * hi; ++i) {
+    const double mid = (lo + hi) / 2;
+    (t_cdf(mid, n) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
 
 double t975(size_t df) {
   GOODSIM_CHECK(df >= 1);

@@ -13,6 +13,12 @@ namespace goodsim::app::sweep {
 // (error < 1e-7). REQUIRES: df >= 1.
 double t975(size_t df);
 
+// The p quantile of Student's t with `df` degrees of freedom, for any p in
+// (0.5, 1): the root of the t CDF (a regularized incomplete beta function,
+// evaluated by its continued fraction), found by bisection to 1e-12 relative.
+// t_quantile(0.975, df) == t975(df) to 1e-9. REQUIRES: df >= 1, 0.5 < p < 1.
+double t_quantile(double p, size_t df);
+
 // Estimate of a mean from n values. sd is the sample standard deviation
 // (n - 1 in the denominator) and ci95 the half-width t975(n - 1) * sd / sqrt(n);
 // both are NaN when n < 2, and everything is NaN when n == 0.

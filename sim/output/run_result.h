@@ -60,6 +60,18 @@ struct Diagnostics {
   ExtraFields extra = diagnostics_fields();
 };
 
+// What a policy's run cost, with the scenario's "cost" prices (docs/metrics.md, "Cost").
+// by_category lists productive then the seven badput categories; they sum to total.
+struct CostResult {
+  std::string currency;
+  double total = 0;            // rental of every slice (spares at their share) + energy
+  double rental = 0;           // the chip-hours part of total
+  double energy = 0;           // the electricity part of total (0 without an energy price)
+  std::vector<std::pair<std::string, double>> by_category;
+  std::optional<double> per_billion_tokens;  // total / (tokens / 1e9); none without tokens
+  std::optional<double> to_target;           // cost until time_to_target_s; none if not reached
+};
+
 struct PolicyResult {
   std::string name;
   std::string type;
@@ -80,6 +92,7 @@ struct PolicyResult {
   std::vector<std::pair<std::string, double>> badput;
   std::optional<double> final_loss;
   std::optional<double> time_to_target_s;
+  std::optional<CostResult> cost;  // with a "cost" section only
   uint64_t fingerprint = 0;
   Diagnostics diagnostics;
   std::vector<LearnerResult> learners;  // multi-learner policies only

@@ -65,6 +65,19 @@ Json learner_json(const LearnerResult& l) {
   return with_extra(std::move(out), l.extra);
 }
 
+Json cost_json(const std::optional<CostResult>& c) {
+  if (!c) return nullptr;
+  Json by = Json::object();
+  for (const auto& [category, amount] : c->by_category) by[category] = amount;
+  return {{"currency", c->currency},
+          {"total", c->total},
+          {"rental", c->rental},
+          {"energy", c->energy},
+          {"per_billion_tokens", optional_number(c->per_billion_tokens)},
+          {"to_target", optional_number(c->to_target)},
+          {"by_category", std::move(by)}};
+}
+
 Json policy_json(const PolicyResult& p) {
   Json badput = Json::object();
   for (const auto& [category, chip_seconds] : p.badput) badput[category] = chip_seconds;
@@ -80,6 +93,7 @@ Json policy_json(const PolicyResult& p) {
           {"type", p.type},
           {"goodput", p.goodput},
           {"ettr", p.ettr},
+          {"fleet_goodput", p.goodput},
           {"uptime", p.uptime},
           {"downtime_s", p.downtime_s},
           {"outages", p.outages},
@@ -93,6 +107,7 @@ Json policy_json(const PolicyResult& p) {
           {"badput", std::move(badput)},
           {"final_loss", optional_number(p.final_loss)},
           {"time_to_target_s", optional_number(p.time_to_target_s)},
+          {"cost", cost_json(p.cost)},
           {"fingerprint", fmt::format("{:016x}", p.fingerprint)},
           {"diagnostics", diagnostics_json(p.diagnostics)},
           {"learners", std::move(learners)}};

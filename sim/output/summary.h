@@ -16,7 +16,7 @@ inline constexpr const char* kSummaryFormat = "goodsim-summary/1";
 
 // The summary document, every field documented in docs/outputs.md: { "format",
 // "scenario", "seed", "version", "goodsim_version", "horizon_s", "chips", "sets",
-// "policies": [ { "name", "type", "goodput", "ettr", "uptime", "downtime_s", "outages",
+// "policies": [ { "name", "type", "goodput", "ettr", "fleet_goodput", "uptime", "downtime_s", "outages",
 // "longest_outage_s", "checkpoint_pauses", "checkpoint_pause_s", "failures",
 // "failure_causes", "tokens", "steps", "badput": {category: chip_seconds}, "final_loss",
 // "time_to_target_s" (null if not reached), "fingerprint", "diagnostics", "learners" } ],

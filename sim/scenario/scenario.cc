@@ -268,6 +268,7 @@ Scenario read_scenario(ObjectReader& r, const std::string& file, ErrorList& erro
   if (s.job.target_loss && !s.loss) {
     errors.add(ScenarioError(file, "job.target_loss", "a target loss needs a \"loss\" model"));
   }
+  errors.attempt("cost", [&] { s.cost = parse_cost(r, s.cluster); });
   s.outputs = parse_outputs(r, s.horizon);
   r.finish();
   return s;

@@ -19,6 +19,7 @@
 #include "sim/cluster/layout.h"
 #include "sim/cluster/network.h"
 #include "sim/core/time.h"
+#include "sim/scenario/cost_spec.h"
 #include "sim/scenario/error.h"
 #include "sim/scenario/reader.h"
 
@@ -100,6 +101,7 @@ struct Scenario {
   std::vector<ModelEntry> policies;
   std::vector<ModelEntry> chaos;  // scripted timeline entries, validated by the models layer
   std::optional<ModelEntry> loss;  // the surrogate loss model, validated by the models layer
+  std::optional<CostSpec> cost;    // prices (cost_spec.h); absent: no cost figures
   OutputSpec outputs;
   // Defaults applied while reading this scenario; the models layer's readers append theirs.
   std::shared_ptr<DefaultLog> defaults = std::make_shared<DefaultLog>();

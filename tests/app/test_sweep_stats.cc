@@ -11,6 +11,17 @@
 namespace goodsim::app::sweep {
 namespace {
 
+TEST_CASE("t_quantile: any level, against t975 and published quantiles", "[app][sweep]") {
+  for (size_t df = 1; df <= 60; ++df) {
+    INFO(df);
+    CHECK(t_quantile(0.975, df) == Approx(t975(df)).epsilon(df <= 30 ? 1e-9 : 1e-6));
+  }
+  CHECK(t_quantile(0.95, 1) == Approx(6.313751514675).epsilon(1e-9));
+  CHECK(t_quantile(0.95, 10) == Approx(1.812461122811).epsilon(1e-9));
+  CHECK(t_quantile(0.99, 5) == Approx(3.364929998).epsilon(1e-8));
+  CHECK(t_quantile(0.9, 1000) == Approx(1.282399).epsilon(1e-5));
+}
+
 TEST_CASE("t975: table and expansion agree with known quantiles", "[app][sweep]") {
   CHECK(t975(1) == Approx(12.7062047362).epsilon(1e-10));
   CHECK(t975(4) == Approx(2.7764451052).epsilon(1e-10));

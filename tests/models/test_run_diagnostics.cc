@@ -76,6 +76,39 @@ TEST_CASE("ETTR is productive chip-time over the job's slices", "[models][diagno
   CHECK(run.policies[0].diagnostics.slices_down_max > 0);
 }
 
+// 5 slices of 4 chips (the last a spare when `spares`); slice 2 fails at 100.5 s for
+// 1,000 s; data_parallel swaps in 20 s and restarts in 30 s; 500 s (docs/metrics.md).
+nlohmann::json spare_example(int slices, int spares) {
+  return {{"name", "spares"},
+          {"horizon", "500s"},
+          {"cluster", {{"chips", 4 * slices}, {"chips_per_host", 4}, {"hosts_per_slice", 1},
+                       {"spare_slices", spares}}},
+          {"job", {{"params", 1e9}, {"tokens_per_step", 1e6}, {"step_time", "1s"}}},
+          {"chaos", {{{"at", "100500ms"}, {"action", "fail"}, {"target", {{"slice", 2}}},
+                      {"duration", "1000s"}}}},
+          {"policies", {{{"name", "dp"}, {"type", "data_parallel"}, {"restart_time", "30s"},
+                         {"swap_time", "20s"}}}}};
+}
+
+TEST_CASE("job goodput (ETTR) rises with a spare while fleet goodput counts it", "[models][diagnostics]") {
+  const output::PolicyResult with =
+      run_scenario(testing::prepare_doc(spare_example(5, 1)), 1, nullptr).policies[0];
+  // Productive 16 x (100 + 349.5) = 7,192 chip-s of 16 job chips and 20 chips.
+  CHECK(with.ettr == Approx(7192.0 / (16 * 500)).epsilon(1e-12));
+  CHECK(with.goodput == Approx(7192.0 / (20 * 500)).epsilon(1e-12));
+  const output::PolicyResult without =
+      run_scenario(testing::prepare_doc(spare_example(4, 0)), 1, nullptr).policies[0];
+  // No spare: the job waits for the repair past the horizon; 16 x 100 chip-s.
+  CHECK(without.ettr == Approx(0.2).epsilon(1e-12));
+  CHECK(without.goodput == Approx(0.2).epsilon(1e-12));
+  // The summary names fleet goodput explicitly.
+  output::RunResult run;
+  run.policies.push_back(with);
+  const auto j = output::summary_json(run);
+  CHECK(j["policies"][0]["fleet_goodput"].get<double>() == with.goodput);
+  CHECK(j["policies"][0]["ettr"].get<double>() == with.ettr);
+}
+
 TEST_CASE("a progress callback slices a run without changing it", "[models][runner]") {
   const auto prepared = testing::prepare_doc(shipped("demo.json"), "demo.json");
   size_t calls = 0;

@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+"""Tests of analysis/plot_solve.py on a solve run here.
+
+Usage: test_plot_solve.py GOODSIM_BINARY   (run by ctest)
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ANALYSIS = os.path.join(ROOT, "analysis")
+sys.path.insert(0, ANALYSIS)
+GOODSIM = None
+
+SCENARIO = {
+    "name": "solve-plot-test",
+    "horizon": "3d",
+    "cluster": {"chips": 64, "chips_per_host": 4, "hosts_per_slice": 4},
+    "job": {"params": 1e9, "tokens_per_step": 1e6, "step_time": "1s"},
+    "failures": [{"type": "exponential_failures", "mtbf": "20d", "repair_time": "1h"}],
+    "policies": [{"name": "dp", "type": "data_parallel"}],
+}
+
+
+def run(args):
+    return subprocess.run(args, capture_output=True, text=True, check=False)
+
+
+class PlotSolveTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        scenario = os.path.join(cls.tmp.name, "s.json")
+        with open(scenario, "w", encoding="utf-8") as f:
+            json.dump(SCENARIO, f)
+        cls.out = os.path.join(cls.tmp.name, "solve")
+        result = run([GOODSIM, "solve", scenario, "--find", "policies.0.restart_time=1m..4h",
+                      "--require", "uptime>=0.9", "--maximize", "--seeds", "4", "-q",
+                      "--out", cls.out])
+        assert result.returncode in (0, 3), result.stderr
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_plot_draws_every_value_and_the_answer(self):
+        import plot_solve
+        definition, frame = plot_solve.load_solve(self.out)
+        drawn = plot_solve.make_solve_plot(definition, frame, os.path.join(self.tmp.name, "s.png"))
+        self.assertEqual(drawn["panels"], ["uptime>=0.9"])
+        self.assertEqual(sorted(drawn["x"]["uptime>=0.9"]), sorted(frame["value"].unique()))
+        answer = definition["answer"]["value"] if definition["answer"] else None
+        self.assertEqual(drawn["answer"], answer)
+        result = run(["/usr/bin/python3", os.path.join(ANALYSIS, "plot_solve.py"), self.out])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(os.path.join(self.out, "plots", "solve.png"), "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_missing_directory_fails_clearly(self):
+        result = run(["/usr/bin/python3", os.path.join(ANALYSIS, "plot_solve.py"),
+                      os.path.join(self.tmp.name, "nowhere")])
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("solve.json: no such file", result.stderr)
+
+
+if __name__ == "__main__":
+    GOODSIM = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
