@@ -34,13 +34,19 @@ def read_csv(path, **kwargs):
         raise InputError(f"{path}: not a readable CSV file: {e}") from e
 
 
-def load_summary(run_dir):
-    path = require_file(os.path.join(run_dir, "summary.json"))
+def load_json(path):
+    """The JSON document of an existing file, with InputError on a missing or malformed one."""
+    require_file(path)
     try:
         with open(path, encoding="utf-8") as f:
-            summary = json.load(f)
-    except json.JSONDecodeError as e:
+            return json.load(f)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise InputError(f"{path}: not valid JSON: {e}") from e
+
+
+def load_summary(run_dir):
+    path = os.path.join(run_dir, "summary.json")
+    summary = load_json(path)
     policies = summary.get("policies") if isinstance(summary, dict) else None
     if not isinstance(policies, list) or not policies:
         raise InputError(f"{path}: expected an object with a non-empty \"policies\" list")

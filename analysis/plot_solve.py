@@ -8,7 +8,6 @@ requirement's threshold as a horizontal line, the answer as a vertical line, and
 value marked by its verdict (met, failed, undecided). make_solve_plot() is the entry
 point other scripts (the HTML report) reuse. Exit status 2 on a missing or malformed input.
 """
-import json
 import os
 import sys
 import textwrap
@@ -17,9 +16,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
 
-from goodsim_io import InputError, plot_script_main, require_file  # noqa: E402
+from goodsim_io import InputError, load_json, plot_script_main, read_csv  # noqa: E402
 
 EVALUATION_COLUMNS = ("value", "seeds", "requirement", "metric", "mean", "lower", "upper",
                       "verdict")
@@ -28,20 +26,13 @@ VERDICT_STYLE = {"met": ("C2", "o"), "failed": ("C3", "x"), "undecided": ("C1", 
 
 def load_solve(solve_dir):
     """(definition dict, evaluations frame), with InputError on a bad input."""
-    path = require_file(os.path.join(solve_dir, "solve.json"))
-    try:
-        with open(path, encoding="utf-8") as f:
-            definition = json.load(f)
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}: not valid JSON: {e}") from e
+    path = os.path.join(solve_dir, "solve.json")
+    definition = load_json(path)
     for key in ("knob", "requirements", "answer"):
         if not isinstance(definition, dict) or key not in definition:
             raise InputError(f"{path}: missing key {key}")
-    csv = require_file(os.path.join(solve_dir, "evaluations.csv"))
-    try:
-        frame = pd.read_csv(csv)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
-        raise InputError(f"{csv}: not a readable CSV file: {e}") from e
+    csv = os.path.join(solve_dir, "evaluations.csv")
+    frame = read_csv(csv)
     missing = [c for c in EVALUATION_COLUMNS if c not in frame.columns]
     if missing:
         raise InputError(f"{csv}: missing columns {', '.join(missing)}")
