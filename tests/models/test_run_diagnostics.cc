@@ -133,7 +133,7 @@ TEST_CASE("a progress callback slices a run without changing it", "[models][runn
 
 TEST_CASE("multi-learner policies report each learner", "[models][diagnostics]") {
   nlohmann::json doc = shipped("heterogeneous.json");
-  doc["horizon"] = "2d";
+  doc["horizon"] = "12h";
   const auto prepared = testing::prepare_doc(doc, GOODSIM_SOURCE_DIR "/scenarios/heterogeneous.json");
   const output::RunResult run = run_scenario(prepared, 1, nullptr);
   for (const output::PolicyResult& p : run.policies) {
@@ -145,7 +145,7 @@ TEST_CASE("multi-learner policies report each learner", "[models][diagnostics]")
     for (const output::LearnerResult& l : p.learners) {
       chips += l.chips;
       tokens += l.tokens;
-      // Every learner trained for two days, so each had contributions merged; the policy's
+      // Every learner trained for 12 hours, so each had contributions merged; the policy's
       // mean over all contributions lies between the learners' means.
       const std::optional<double> stale = l.extra.number("mean_staleness");
       REQUIRE(stale.has_value());

@@ -137,7 +137,7 @@ nlohmann::json variance_doc(const std::string& domain) {
                              {"mtbe", "10m"}, {"duration", "1m"},
                              {"slowdown", {{"dist", "exponential"}, {"mean", 0.1}}}};
   if (domain == "learner") episodes["learners"] = 4;
-  doc["stragglers"] = {episodes};
+  doc["stragglers"] = nlohmann::json::array({episodes});
   return doc;
 }
 
