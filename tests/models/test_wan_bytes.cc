@@ -87,6 +87,23 @@ TEST_CASE("diloco with a learner per site: syncs x 2 B", "[models][wan]") {
   CHECK(d.wan_bytes(end) == Approx(static_cast<double>(d.stats().syncs) * 2 * 2e9).epsilon(1e-12));
 }
 
+TEST_CASE("diloco: a learner rejoining at the other site pulls the model across",
+          "[models][wan]") {
+  Harness h(2, 4, testing::simple_job(), 0, kTwoSites);
+  link(h);
+  DilocoConfig c;
+  c.learners = 2;
+  c.inner_steps = 10;
+  c.elastic.min_slices = 1;
+  c.elastic.restart_time = core::Duration::seconds(60);
+  Diloco d(c);
+  h.outage(200.5, 100, 1);  // learner 1 (site b) is down, then pulls from learner 0 (site a)
+  const core::SimTime end = h.run(d, 1000);
+  REQUIRE(d.stats().pulls == 1);
+  CHECK(d.wan_bytes(end) ==
+        Approx(static_cast<double>(d.stats().syncs) * 2 * 2e9 + 2e9).epsilon(1e-12));
+}
+
 TEST_CASE("decoupled_diloco across two sites: rounds x the fragment, pulled and broadcast",
           "[models][wan]") {
   Harness h(2, 4, testing::simple_job(), 0, kTwoSites);
