@@ -1,20 +1,17 @@
 // WAN bytes (comm_model.h, docs/metrics.md "WAN traffic") in closed form on
 // tiny two-site runs: data-parallel steps x 2 B (S - 1), DiLoCo syncs x the
 // ring's cross-site hops, decoupled DiLoCo rounds x the fragment pulled and
-// broadcast across sites, nothing on one site; and the WAN's price in the cost.
+// broadcast across sites, nothing on one site (the WAN's price: test_cost_model.cc).
 #include <catch2/catch.hpp>
 
-#include <string>
 #include <vector>
 
-#include "models/cost_model.h"
 #include "models/policy/data_parallel.h"
 #include "models/policy/decoupled_diloco.h"
 #include "models/policy/decoupled_diloco_transfers.h"
 #include "models/policy/diloco.h"
 #include "tests/support/decoupled_config.h"
 #include "tests/support/harness.h"
-#include "tests/support/scenarios.h"
 
 namespace goodsim::models::policy {
 namespace {
@@ -24,6 +21,15 @@ using testing::Harness;
 // Two sites of one 4-chip slice each, joined by a 100 Gbit/s link.
 const std::vector<cluster::SiteShape> kTwoSites{{"a", 1}, {"b", 1}};
 void link(Harness& h) { h.network().add_link(0, 1, 100e9, core::Duration::millis(5)); }
+
+// Two learners of one slice (one per site), H = 10.
+DilocoConfig two_learners() {
+  DilocoConfig c;
+  c.learners = 2;
+  c.inner_steps = 10;
+  c.elastic.min_slices = 1;
+  return c;
+}
 
 TEST_CASE("ring all-reduce WAN bytes: 2 B (S - 1) over S sites, hops inside a site free",
           "[models][wan]") {
@@ -76,10 +82,7 @@ TEST_CASE("data_parallel on one site sends nothing over the WAN", "[models][wan]
 TEST_CASE("diloco with a learner per site: syncs x 2 B", "[models][wan]") {
   Harness h(2, 4, testing::simple_job(), 0, kTwoSites);
   link(h);
-  DilocoConfig c;
-  c.learners = 2;
-  c.inner_steps = 10;
-  c.elastic.min_slices = 1;
+  DilocoConfig c = two_learners();
   Diloco d(c);
   const core::SimTime end = h.run(d, 1000);
   REQUIRE(d.stats().syncs > 50);
@@ -91,10 +94,7 @@ TEST_CASE("diloco: a learner rejoining at the other site pulls the model across"
           "[models][wan]") {
   Harness h(2, 4, testing::simple_job(), 0, kTwoSites);
   link(h);
-  DilocoConfig c;
-  c.learners = 2;
-  c.inner_steps = 10;
-  c.elastic.min_slices = 1;
+  DilocoConfig c = two_learners();
   c.elastic.restart_time = core::Duration::seconds(60);
   Diloco d(c);
   h.outage(200.5, 100, 1);  // learner 1 (site b) is down, then pulls from learner 0 (site a)
@@ -134,58 +134,3 @@ TEST_CASE("decoupled_diloco on one site sends nothing over the WAN", "[models][w
 
 }  // namespace
 }  // namespace goodsim::models::policy
-
-namespace goodsim::models {
-namespace {
-
-// Data-parallel across two sites of 2 slices x 4 chips, 4 GB of gradients;
-// WAN at 0.05 per GB.
-nlohmann::json wan_priced() {
-  return {{"name", "wan-priced"},
-          {"horizon", "300s"},
-          {"cluster", {{"chips", 16}, {"chips_per_host", 4}, {"hosts_per_slice", 1},
-                       {"sites", {{{"name", "a"}, {"slices", 2}}, {{"name", "b"}, {"slices", 2}}}},
-                       {"links", {{{"from", "a"}, {"to", "b"}, {"bandwidth", "100Gbps"}}}}}},
-          {"job", {{"params", 2e9}, {"tokens_per_step", 1e6}, {"step_time", "1s"}}},
-          {"policies", {{{"name", "dp"}, {"type", "data_parallel"}}}},
-          {"cost", {{"chip_hour", 3.6}, {"wan_price_per_gb", 0.05},
-                    {"energy", {{"chip_power", 1000}, {"kwh", 0.36}}}}}};
-}
-
-TEST_CASE("the WAN's price joins the categories in the total", "[models][wan]") {
-  const output::PolicyResult p = run_policy(testing::prepare_doc(wan_priced()), 0, 1, nullptr);
-  REQUIRE(p.cost.has_value());
-  REQUIRE(p.steps > 100);
-  REQUIRE(p.wan_bytes > 0);
-  const output::CostResult& c = *p.cost;
-  CHECK(c.wan == Approx(p.wan_bytes / 1e9 * 0.05).epsilon(1e-14));
-  double categories = 0;
-  for (const auto& [name, v] : c.by_category) categories += v;
-  CHECK(categories == Approx(c.rental + c.energy).epsilon(1e-14));
-  CHECK(c.total == Approx(categories + c.wan).epsilon(1e-14));
-  CHECK(*c.per_billion_tokens == Approx(c.total / (p.tokens / 1e9)).epsilon(1e-14));
-}
-
-std::string error_of(const nlohmann::json& doc) {
-  try {
-    testing::prepare_doc(doc);
-  } catch (const scenario::ScenarioError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-TEST_CASE("a bad wan_price_per_gb is an error at its key", "[models][wan]") {
-  nlohmann::json doc = wan_priced();
-  doc["cost"]["wan_price_per_gb"] = -0.01;
-  CHECK_THAT(error_of(doc), Catch::Contains("cost.wan_price_per_gb: expected"));
-  doc["cost"]["wan_price_per_gb"] = "cheap";
-  CHECK_THAT(error_of(doc), Catch::Contains("cost.wan_price_per_gb: expected"));
-  doc = wan_priced();
-  doc["cost"]["wan_price_per_gbs"] = 0.05;
-  CHECK_THAT(error_of(doc), Catch::Contains("cost.wan_price_per_gbs: unknown key; did you mean "
-                                            "\"wan_price_per_gb\"?"));
-}
-
-}  // namespace
-}  // namespace goodsim::models
