@@ -75,8 +75,8 @@ TEST_CASE("outputs are written with the documented shape", "[output]") {
   for (const char* key : {"name", "type", "goodput", "ettr", "fleet_goodput", "uptime",
                           "downtime_s", "outages", "longest_outage_s", "checkpoint_pauses",
                           "checkpoint_pause_s", "failures", "failure_causes", "tokens", "steps",
-                          "wan_bytes", "badput", "final_loss", "time_to_target_s", "cost", "fingerprint",
-                          "diagnostics", "learners"}) {
+                          "wan_bytes", "badput", "final_loss", "time_to_target_s", "cost",
+                          "fingerprint", "diagnostics", "learners"}) {
     CHECK(p.contains(key));
   }
   CHECK(p.size() == 23);
