@@ -82,12 +82,11 @@ CostRates resolve_cost(const scenario::Scenario& s, const cluster::Layout& layou
     per_hour += static_cast<double>(layout.chips_per_slice()) * share *
                 slice_price(c, layout.site_name(layout.site_of(k)), generation[k]);
   }
-  return CostRates{c.currency, per_hour / 3600.0, layout.chips(), c.energy};
+  return CostRates{c.currency, per_hour / 3600.0, layout.chips(), c.energy, c.wan_price_per_gb};
 }
 
-output::CostResult price_run(const CostRates& rates,
-                             const std::array<double, policy::kCategoryCount>& chip_seconds,
-                             double end_s, double tokens, std::optional<double> time_to_target_s) {
+output::CostResult price_run(const CostRates& rates, const RunUsage& usage) {
+  const auto& chip_seconds = usage.chip_seconds;
   output::CostResult out;
   out.currency = rates.currency;
   const double rental_per_chip_second = rates.fleet_per_second / static_cast<double>(rates.chips);
@@ -101,10 +100,14 @@ output::CostResult price_run(const CostRates& rates,
     out.by_category.emplace_back(std::string(policy::category_name(c)), rental + energy);
     out.total += rental + energy;
   }
-  if (tokens > 0) out.per_billion_tokens = out.total / (tokens / 1e9);
-  if (time_to_target_s && end_s > 0) {
-    // Rental is exact (the fleet is reserved throughout); energy is prorated by time.
-    out.to_target = rates.fleet_per_second * *time_to_target_s + out.energy * *time_to_target_s / end_s;
+  out.wan = usage.wan_bytes / 1e9 * rates.wan_price_per_gb;
+  out.total += out.wan;
+  if (usage.tokens > 0) out.per_billion_tokens = out.total / (usage.tokens / 1e9);
+  if (usage.time_to_target_s && usage.end_s > 0) {
+    // Rental is exact (the fleet is reserved throughout); energy and WAN are prorated by time.
+    const double share = *usage.time_to_target_s / usage.end_s;
+    out.to_target =
+        rates.fleet_per_second * *usage.time_to_target_s + (out.energy + out.wan) * share;
   }
   return out;
 }

@@ -8,6 +8,9 @@
 // idle), idle_power while idle and nothing while down; a category's energy cost
 // is chip_seconds[c] x watts / 3.6e6 x kwh. The run's cost is the sum of the
 // categories', so they add up to it.
+// WAN: the run's wan_bytes (bytes sent between sites, comm_model.h) cost
+// wan_bytes / 1e9 x wan_price_per_gb, added to the total:
+//   total = sum over categories (rental + energy) + wan.
 #pragma once
 
 #include <array>
@@ -28,6 +31,7 @@ struct CostRates {
   double fleet_per_second = 0;  // R above: currency per second for the whole cluster
   uint64_t chips = 0;
   std::optional<scenario::EnergySpec> energy;
+  double wan_price_per_gb = 0;  // currency per 1e9 bytes sent between sites
 };
 
 // Resolves s.cost against the layout and the scenario's hardware_generations
@@ -36,10 +40,17 @@ struct CostRates {
 CostRates resolve_cost(const scenario::Scenario& s, const cluster::Layout& layout,
                        scenario::ErrorList& errors);
 
-// The cost of a run of `end_s` seconds whose ledger charged `chip_seconds` per
-// category (in Category order).
-output::CostResult price_run(const CostRates& rates,
-                             const std::array<double, policy::kCategoryCount>& chip_seconds,
-                             double end_s, double tokens, std::optional<double> time_to_target_s);
+// What the run used: chip-seconds per category (in Category order) over its
+// `end_s` seconds, its tokens, WAN bytes and time to target.
+struct RunUsage {
+  std::array<double, policy::kCategoryCount> chip_seconds{};
+  double end_s = 0;
+  double tokens = 0;
+  double wan_bytes = 0;
+  std::optional<double> time_to_target_s;
+};
+
+// The cost of a run.
+output::CostResult price_run(const CostRates& rates, const RunUsage& usage);
 
 }  // namespace goodsim::models

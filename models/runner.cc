@@ -454,6 +454,7 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
   result.diagnostics.end_s = end.seconds_f();
   result.diagnostics.job_slices = prepared.layout.slices() - prepared.layout.spare_slices();
   result.learners = policy->learner_results(end);
+  result.wan_bytes = policy->wan_bytes(end);
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   result.failures = counter.count();
   result.failure_causes = counter.by_cause(cluster);
@@ -465,11 +466,10 @@ output::PolicyResult run_policy(const PreparedScenario& prepared, size_t index, 
     }
   }
   if (prepared.cost) {
-    std::array<double, policy::kCategoryCount> chip_seconds{};
-    for (size_t i = 0; i < chip_seconds.size(); ++i)
-      chip_seconds[i] = policy->ledger().chip_seconds(static_cast<policy::Category>(i));
-    result.cost = price_run(*prepared.cost, chip_seconds, end.seconds_f(), result.tokens,
-                            result.time_to_target_s);
+    RunUsage usage{{}, end.seconds_f(), result.tokens, result.wan_bytes, result.time_to_target_s};
+    for (size_t i = 0; i < usage.chip_seconds.size(); ++i)
+      usage.chip_seconds[i] = policy->ledger().chip_seconds(static_cast<policy::Category>(i));
+    result.cost = price_run(*prepared.cost, usage);
   }
   return result;
 }

@@ -13,7 +13,9 @@ MetricValues metric_values(const output::PolicyResult& p) {
           p.longest_outage_s, static_cast<double>(p.failures),
           p.tokens,           static_cast<double>(p.steps),
           p.final_loss,       p.time_to_target_s};
+  v[kWanBytes] = p.wan_bytes;
   if (p.cost) {
+    v[kWanBytes + 1] = p.cost->wan;
     v[kCost] = p.cost->total;
     v[kCost + 1] = p.cost->per_billion_tokens;
     v[kCost + 2] = p.cost->to_target;

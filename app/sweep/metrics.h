@@ -30,7 +30,7 @@ struct MetricInfo {
   double highest;
 };
 
-inline constexpr size_t kMetricCount = 23;
+inline constexpr size_t kMetricCount = 25;
 inline constexpr std::array<MetricInfo, kMetricCount> kMetrics = {{
     {"goodput", Better::kHigher, 0, 1},
     {"ettr", Better::kHigher, 0, 1},
@@ -56,11 +56,15 @@ inline constexpr std::array<MetricInfo, kMetricCount> kMetrics = {{
     {"cost_lost_work", Better::kLower, 0, kUnbounded},
     {"cost_straggler_wait", Better::kLower, 0, kUnbounded},
     {"cost_sync_wait", Better::kLower, 0, kUnbounded},
+    // Bytes sent between sites (docs/metrics.md, "WAN traffic"), and their price.
+    {"wan_bytes", Better::kLower, 0, kUnbounded},
+    {"cost_wan", Better::kLower, 0, kUnbounded},
 }};
 inline constexpr size_t kGoodput = 0;
 inline constexpr size_t kEttr = 1;
 inline constexpr size_t kUptime = 3;
 inline constexpr size_t kCost = 12;  // then cost_per_billion_tokens, cost_to_target, by category
+inline constexpr size_t kWanBytes = 23;  // then cost_wan
 
 // One value per metric, in kMetrics order; empty where the run has none
 // (final_loss without a loss model, time_to_target_s when never reached).

@@ -79,6 +79,21 @@ std::vector<Flow> ring_flows(const std::vector<cluster::SiteId>& sites, double b
   return flows;
 }
 
+double wan_bytes_of(const std::vector<Flow>& flows) {
+  double total = 0;
+  for (const Flow& f : flows) {
+    if (f.from != f.to) total += f.bytes;
+  }
+  return total;
+}
+
+double dp_step_wan_bytes(const RunContext& ctx, const std::vector<uint32_t>& active_per_site) {
+  const auto sites = std::count_if(active_per_site.begin(), active_per_site.end(),
+                                   [](uint32_t n) { return n > 0; });
+  if (sites < 2) return 0;
+  return 2.0 * ctx.job.gradient_bytes * static_cast<double>(sites - 1);
+}
+
 std::optional<core::Duration> cross_site_allreduce_time(const cluster::Network& net,
                                                         const std::vector<cluster::SiteId>& sites,
                                                         double bytes) {

@@ -10,6 +10,12 @@
 //   share: no flow speeds up when another ends). A cross-site
 //   all-reduce over S sites is a ring: each site sends 2 B (1 - 1/S) to the
 //   next; it completes when the slowest hop does.
+//
+// WAN bytes (the summary's wan_bytes, docs/metrics.md "WAN traffic"): the bytes
+// of every flow between two different sites, counted once per flow (not once
+// per link of a multi-hop route). A cross-site ring all-reduce of B bytes over
+// S sites sends S hops of 2 B (1 - 1/S): 2 B (S - 1) bytes cross site
+// boundaries. Traffic inside a site is never counted.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +46,14 @@ std::vector<std::optional<core::Duration>> concurrent_transfer_times(
 // The ring hops of a cross-site all-reduce of `bytes` over `sites` (distinct,
 // in ring order): site i sends 2 B (1 - 1/S) to site i+1 (mod S).
 std::vector<Flow> ring_flows(const std::vector<cluster::SiteId>& sites, double bytes);
+
+// The bytes of `flows` that cross a site boundary (from != to).
+double wan_bytes_of(const std::vector<Flow>& flows);
+
+// The WAN bytes of one data-parallel step (dp_step_comm) with
+// `active_per_site` active slices per site: 2 B (S - 1) for the job's
+// gradient bytes B over the S sites with active slices (0 for one site).
+double dp_step_wan_bytes(const RunContext& ctx, const std::vector<uint32_t>& active_per_site);
 
 // Time of a cross-site ring all-reduce; zero for one site, nullopt when some
 // hop is unreachable (a partition).

@@ -103,6 +103,7 @@ void DataParallel::enter(State s) {
 
 void DataParallel::begin_running() {
   clock_.start(now(), pace());
+  open_wan_segment();
   running_ = running_split(clock_.step());
   charge_.start(now(), running_.productive);
   enter(State::kRunning);
@@ -132,6 +133,7 @@ void DataParallel::stop_running(bool lose_uncommitted) {
   ChipNanos in_flight = 0;
   if (clock_.running()) {
     in_flight = charge_.stop(now(), clock_);
+    wan_.close(clock_.steps(now()));
     clock_.stop(now());
     running_ = RunningSplit{};
   }
@@ -261,7 +263,9 @@ void DataParallel::repace() {
   const core::Duration step = pace();
   const RunningSplit next = running_split(step);
   charge_.repace(now(), clock_, next.productive);
+  wan_.close(clock_.steps(now()));
   clock_.set_step(now(), step);
+  open_wan_segment();
   running_ = next;
   refresh_split();
   schedule_step_events();
@@ -366,6 +370,11 @@ RunningSplit DataParallel::running_split(core::Duration step) const {
                           pool_->wanted() + excess, member_slowdown(), ctx_->job.step_time, step);
 }
 
+// Every step of the segment now begun all-reduces across the members' sites.
+void DataParallel::open_wan_segment() {
+  wan_.open(clock_.steps(now()), dp_step_wan_bytes(*ctx_, pool_->members_per_site()));
+}
+
 core::Duration DataParallel::comm_time() const {
   return dp_step_comm(*ctx_, pool_->members_per_site());
 }
@@ -421,7 +430,10 @@ void DataParallel::flush_loss(core::SimTime t) {
 }
 
 void DataParallel::finish(core::SimTime end) {
-  if (clock_.running()) clock_.stop(end);
+  if (clock_.running()) {
+    wan_.close(clock_.steps(end));
+    clock_.stop(end);
+  }
   report_to_loss(clock_.steps(end));  // the run ends with the live model
   ledger_.advance(end);
   outages_.finish(end);

@@ -46,6 +46,7 @@
 #include "models/policy/slice_pool.h"
 #include "models/policy/step_charge.h"
 #include "models/policy/step_clock.h"
+#include "models/policy/wan_meter.h"
 #include "sim/scenario/reader.h"
 
 namespace goodsim::models::policy {
@@ -81,6 +82,7 @@ class DataParallel : public PolicyBase {
   void flush_loss(core::SimTime now) override;
   void on_network_change() override;
   void describe(output::Diagnostics& d, core::SimTime end) const override;
+  double wan_bytes(core::SimTime end) const override { return wan_.bytes(clock_.steps(end)); }
 
  private:
   enum class State { kRunning, kCheckpoint, kWaiting, kRestarting, kDone };
@@ -114,6 +116,7 @@ class DataParallel : public PolicyBase {
   double member_slowdown() const;
   RunningSplit running_split(core::Duration step) const;
   core::Duration comm_time() const;
+  void open_wan_segment();
   void refresh_split();
   Snapshot snapshot() const;
   core::SimTime now() const { return ctx_->sim.now(); }
@@ -123,6 +126,7 @@ class DataParallel : public PolicyBase {
   std::optional<SlicePool> pool_;
   StepClock clock_;
   StepCharge charge_;     // productive chip-time charged along clock_
+  WanMeter wan_;          // WAN bytes of the steps along clock_
   RunningSplit running_;  // chip units per category while running
   State state_ = State::kWaiting;
   Snapshot committed_;

@@ -238,10 +238,27 @@ core::Duration DecoupledDiloco::state_pull(uint32_t m, std::optional<uint32_t>& 
   return model_pull_time(*ctx_, 0, to, bytes).value_or(core::Duration::zero());
 }
 
+// The state pull's bytes count when they come from another site: a peer's, or
+// the syncer's (site 0) when no peer is live and the syncer is reachable.
+void DecoupledDiloco::count_pull_bytes(uint32_t m, std::optional<uint32_t> peer) {
+  const cluster::SiteId to = learners_[m]->site();
+  const cluster::SiteId syncer = FragmentTransfers::kSyncerSite;
+  const cluster::SiteId from = peer ? learners_[*peer]->site() : syncer;
+  if (from == to || (!peer && !ctx_->network.route(syncer, to).reachable)) return;
+  pull_wan_bytes_ += config_.resolved_state_bytes(ctx_->job);
+}
+
+double DecoupledDiloco::wan_bytes(core::SimTime end) const {
+  double total = syncer_->stats().wan_bytes + pull_wan_bytes_;
+  for (const auto& l : learners_) total += l->group().wan_bytes(end);
+  return total;
+}
+
 void DecoupledDiloco::begin_rejoin(uint32_t m) {
   DecoupledDilocoLearner& l = *learners_[m];
   std::optional<uint32_t> peer;
   const core::Duration pull = state_pull(m, peer);
+  count_pull_bytes(m, peer);
   const core::Duration cost = config_.rejoin_overhead + pull;
   l.set_state(State::kRejoining);
   l.set_peer(peer);

@@ -90,6 +90,7 @@ class DecoupledDiloco : public PolicyBase {
   const DecoupledDilocoLearner& learner(uint32_t k) const { return *learners_.at(k); }
   // Results (decoupled_diloco_results.cc).
   std::vector<output::LearnerResult> learner_results(core::SimTime end) const override;
+  double wan_bytes(core::SimTime end) const override;
   void describe(output::Diagnostics& d, core::SimTime end) const override;
 
  private:
@@ -112,6 +113,7 @@ class DecoupledDiloco : public PolicyBase {
   void book_unsynced(uint32_t m);
   void went_down(uint32_t m);
   void leave_loss(uint32_t m);
+  void count_pull_bytes(uint32_t m, std::optional<uint32_t> peer);
   void begin_rejoin(uint32_t m);
   core::Duration state_pull(uint32_t m, std::optional<uint32_t>& peer) const;
   void on_window(uint64_t index, bool join);
@@ -142,6 +144,7 @@ class DecoupledDiloco : public PolicyBase {
   ChipTimeLedger::Split spares_{};  // the spare slices' part of the split
   std::vector<Pace> paces_;          // per learner, at its last group change
   bool done_ = false;
+  double pull_wan_bytes_ = 0;  // state pulls of rejoining learners between sites
 };
 
 }  // namespace goodsim::models::policy

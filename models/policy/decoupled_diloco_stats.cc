@@ -48,6 +48,7 @@ SyncerStats stats_delta(const SyncerStats& a, const SyncerStats& b) {
   d.late = b.late - a.late;
   d.lateness = b.lateness - a.lateness;
   d.tokens_merged = b.tokens_merged - a.tokens_merged;
+  d.wan_bytes = b.wan_bytes - a.wan_bytes;
   d.learner_contributions.resize(b.learner_contributions.size());
   d.learner_quorum.resize(b.learner_quorum.size());
   d.learner_staleness_sum.resize(b.learner_staleness_sum.size());
@@ -70,6 +71,7 @@ void add_times(SyncerStats& s, const SyncerStats& d, uint64_t k) {
   s.late += k * d.late;
   s.lateness += times(d.lateness, k);
   s.tokens_merged += static_cast<double>(k) * d.tokens_merged;
+  s.wan_bytes += static_cast<double>(k) * d.wan_bytes;
   for (size_t m = 0; m < d.learner_contributions.size(); ++m) {
     s.learner_contributions[m] += k * d.learner_contributions[m];
     s.learner_quorum[m] += k * d.learner_quorum[m];

@@ -54,6 +54,7 @@ struct SyncerStats {
   core::Duration lateness;    // total
   core::Duration lateness_max;
   double tokens_merged = 0;
+  double wan_bytes = 0;  // fragment pulls and broadcasts between sites
   uint64_t rejoins = 0;
   uint64_t rejoin_staleness_max = 0;  // age of state inherited on rejoin, steps
   uint64_t clock_jumps = 0;

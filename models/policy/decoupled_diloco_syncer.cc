@@ -200,6 +200,7 @@ void DecoupledDilocoSyncer::broadcast(uint32_t p, RoundRecord& rec) {
   transfers_.begin(p, true);
   for (const Contribution& k : merged_) transfers_.add(learners_[k.learner]->site());
   const core::Duration pull = transfers_.longest();
+  stats_.wan_bytes += transfers_.wan_bytes();
   transfers_.begin(p, false);
   receivers_.clear();
   for (uint32_t m = 0; m < count_; ++m) {
@@ -208,6 +209,7 @@ void DecoupledDilocoSyncer::broadcast(uint32_t p, RoundRecord& rec) {
     transfers_.add(learners_[m]->site());
   }
   const FragmentTransfers::Times& times = transfers_.times();
+  stats_.wan_bytes += transfers_.wan_bytes();
   core::Duration slowest = core::Duration::zero();
   for (size_t i = 0; i < receivers_.size(); ++i) {
     if (!times[i]) continue;  // partitioned: it keeps its copy

@@ -34,10 +34,13 @@ void FragmentTransfers::add(cluster::SiteId site) {
 
 const FragmentTransfers::Times& FragmentTransfers::times() {
   times_.assign(count_, intra_time_[fragment_]);
+  wan_bytes_ = 0;
   if (one_site_ || count_ == 0) return times_;
   const auto wan = concurrent_transfer_times(ctx_.network, flows_);
   for (size_t i = 0; i < flows_.size(); ++i) {
-    if (flows_[i].from != flows_[i].to) times_[i] = wan[i];
+    if (flows_[i].from == flows_[i].to) continue;
+    times_[i] = wan[i];
+    if (wan[i]) wan_bytes_ += flows_[i].bytes;
   }
   return times_;
 }

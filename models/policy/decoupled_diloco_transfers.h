@@ -51,6 +51,9 @@ class FragmentTransfers {
   const Times& times();
   // The longest of times(), partitioned flows left out (zero if none).
   core::Duration longest();
+  // The bytes of the flows of the last times() that cross a site boundary
+  // and are not partitioned: what the phase sends over the WAN.
+  double wan_bytes() const { return wan_bytes_; }
 
  private:
   const RunContext& ctx_;
@@ -64,6 +67,7 @@ class FragmentTransfers {
   size_t count_ = 0;
   std::vector<Flow> flows_;
   Times times_;
+  double wan_bytes_ = 0;
 };
 
 }  // namespace goodsim::models::policy

@@ -2,6 +2,7 @@
 #include "models/policy/learner_results.h"
 
 #include "models/loss_tracker.h"
+#include "models/policy/comm_model.h"
 
 #include <algorithm>
 #include <string>
@@ -276,6 +277,7 @@ void Diloco::start_comm() {
     return;
   }
   partitioned_ = false;
+  stats_.wan_bytes += wan_bytes_of(ring_flows(sites, fragment_bytes_[fragment]));
   const auto latency = outer_allreduce_time(*ctx_, sites, 0);
   comm_time_ = *t;
   comm_wait_ = exchange_stall(*ctx_, fragment_layers_[fragment], *t,
@@ -339,21 +341,32 @@ void Diloco::start_pull(uint32_t k) {
   lr.pulling = true;
   lr.offset = synced_step_ - local;
   rebase(k);
-  const core::Duration d = pull_time(k);
+  const auto [d, from] = pull_time(k);
+  if (from && *from != lr.home) stats_.wan_bytes += ctx_->job.gradient_bytes;
   ++stats_.pulls;
   ctx_->log("learner_rejoin", {{"learner", k}, {"step", synced_step_}, {"pull_s", d.seconds_f()}});
   lr.group->release_after(d);
 }
 
-core::Duration Diloco::pull_time(uint32_t k) const {
+std::pair<core::Duration, std::optional<cluster::SiteId>> Diloco::pull_time(uint32_t k) const {
   std::optional<core::Duration> best;
+  std::optional<cluster::SiteId> from;
   for (uint32_t j = 0; j < learners_.size(); ++j) {
     const Learner& src = learners_[j];
     if (j == k || src.needs_pull || !up(src)) continue;
     const auto t = model_pull_time(*ctx_, src.home, learners_[k].home, ctx_->job.gradient_bytes);
-    if (t && (!best || *t < *best)) best = t;
+    if (t && (!best || *t < *best)) {
+      best = t;
+      from = src.home;
+    }
   }
-  return best.value_or(core::Duration::zero());
+  return {best.value_or(core::Duration::zero()), from};
+}
+
+double Diloco::wan_bytes(core::SimTime end) const {
+  double total = stats_.wan_bytes;
+  for (const Learner& lr : learners_) total += lr.group->wan_bytes(end);
+  return total;
 }
 
 // Records the learner's state as holding the current global model.

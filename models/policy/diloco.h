@@ -78,6 +78,7 @@ struct DilocoStats {
   uint64_t drops = 0;           // learners dropped from a barrier (drop_failed)
   uint64_t pulls = 0;           // model pulls by recovering learners
   uint64_t late_syncs = 0;      // late_fragments skip: merges later than tau steps, not waited for
+  double wan_bytes = 0;         // outer all-reduce hops and pulls between sites
 };
 
 class Diloco : public PolicyBase {
@@ -96,6 +97,7 @@ class Diloco : public PolicyBase {
   void on_cluster_change(const cluster::ClusterChange& change) override;
   void on_slowdown_change(const cluster::SlowdownChange& change) override;
   std::vector<output::LearnerResult> learner_results(core::SimTime end) const override;
+  double wan_bytes(core::SimTime end) const override;
 
   const DilocoStats& stats() const { return stats_; }
   // Learner k's group and global inner step. REQUIRES: k < learner_count().
@@ -137,7 +139,8 @@ class Diloco : public PolicyBase {
   void start_comm();
   void finish_barrier();
   void start_pull(uint32_t k);
-  core::Duration pull_time(uint32_t k) const;
+  // The fastest pull and the site it comes from (none: no learner holds the model).
+  std::pair<core::Duration, std::optional<cluster::SiteId>> pull_time(uint32_t k) const;
   void rebase(uint32_t k);
   void report_merge(uint32_t fragment);
   void move(uint32_t k, Category from, Category to, ChipNanos amount);

@@ -58,10 +58,7 @@ std::optional<core::Duration> outer_allreduce_time(const RunContext& ctx,
   const auto r = static_cast<uint32_t>(sites.size());
   if (r < 2) return core::Duration::zero();
   const core::Duration intra_hop = ring_allreduce_time(bytes, r, ctx.job.intra_site_bps);
-  const double volume = 2.0 * bytes * (1.0 - 1.0 / static_cast<double>(r));
-  std::vector<Flow> flows;
-  flows.reserve(r);
-  for (uint32_t i = 0; i < r; ++i) flows.push_back({sites[i], sites[(i + 1) % r], volume});
+  const std::vector<Flow> flows = ring_flows(sites, bytes);
   const auto times = concurrent_transfer_times(ctx.network, flows);
   core::Duration worst = core::Duration::zero();
   for (uint32_t i = 0; i < r; ++i) {

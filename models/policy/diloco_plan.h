@@ -91,6 +91,7 @@ class SyncSchedule {
 // With every learner on one site this is ring_allreduce_time(bytes, R,
 // intra_site_bps); with one learner per site, cross_site_allreduce_time().
 // Zero for fewer than two learners; nullopt when a WAN hop is unreachable.
+// Its WAN bytes: the hops between sites, wan_bytes_of(ring_flows(sites, bytes)).
 std::optional<core::Duration> outer_allreduce_time(const RunContext& ctx,
                                                    const std::vector<cluster::SiteId>& sites,
                                                    double bytes);

@@ -80,6 +80,7 @@ class ElasticDataParallel : public PolicyBase {
   // its compute: the group re-paces from now.
   void on_network_change() override { repace(); }
   void describe(output::Diagnostics& d, core::SimTime end) const override;
+  double wan_bytes(core::SimTime end) const override { return group_->wan_bytes(end); }
 
  private:
   struct Checkpoint {

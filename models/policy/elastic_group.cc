@@ -207,6 +207,7 @@ void ElasticGroup::run() {
   clock_active_ = active_;
   steps_at_segment_ = clock_.steps(now());
   clock_.start(now(), pace());
+  wan_.open(clock_.steps(now()), dp_step_wan_bytes(ctx_, ring_per_site()));
   running_ = running_split();
   charge_.start(now(), running_.productive);
 }
@@ -215,6 +216,7 @@ void ElasticGroup::run() {
 void ElasticGroup::stop_clock() {
   if (!clock_.running()) return;
   lost_ += charge_.stop(now(), clock_);
+  wan_.close(clock_.steps(now()));
   clock_.stop(now());
   const uint64_t seg = clock_.steps(now()) - steps_at_segment_;
   tokens_done_ += static_cast<double>(seg) * clock_active_ * tokens_per_slice_step_;
@@ -226,7 +228,9 @@ void ElasticGroup::on_slowdown_change() {
   const core::Duration step = pace();
   const RunningSplit next = running_split(step);
   charge_.repace(now(), clock_, next.productive);
+  wan_.close(clock_.steps(now()));
   clock_.set_step(now(), step);
+  wan_.open(clock_.steps(now()), dp_step_wan_bytes(ctx_, ring_per_site()));
   running_ = next;
   listener_(*this);
 }
@@ -337,17 +341,19 @@ ChipNanos ElasticGroup::kept_productive() const {
 core::Duration ElasticGroup::pace() const {
   const core::Duration base = ctx_.job.step_time;
   const core::Duration compute = core::Duration::from_seconds(base.seconds_f() * slowdown());
-  if (waiting_.empty() && absent_count_ == 0) {
-    return compute + dp_step_comm(ctx_, health_.up_per_site());
-  }
-  // Slices waiting for the next upscale window, and absent ones, are up but
-  // not in the ring.
+  return compute + dp_step_comm(ctx_, ring_per_site());
+}
+
+// Slices waiting for the next upscale window, and absent ones, are up but
+// not in the ring.
+std::vector<uint32_t> ElasticGroup::ring_per_site() const {
   std::vector<uint32_t> per_site = health_.up_per_site();
+  if (waiting_.empty() && absent_count_ == 0) return per_site;
   for (cluster::SliceId s : waiting_) --per_site[ctx_.layout().site_of(s)];
   for (cluster::SliceId s = first_; absent_count_ > 0 && s < end_; ++s) {
     if (!present(s) && ctx_.cluster.slice_up(s)) --per_site[ctx_.layout().site_of(s)];
   }
-  return compute + dp_step_comm(ctx_, per_site);
+  return per_site;
 }
 
 void ElasticGroup::add_split(ChipTimeLedger::Split& split) const {

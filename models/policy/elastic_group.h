@@ -48,6 +48,7 @@
 #include "models/policy/slice_range_health.h"
 #include "models/policy/step_charge.h"
 #include "models/policy/step_clock.h"
+#include "models/policy/wan_meter.h"
 #include "models/run_context.h"
 
 namespace goodsim::models::policy {
@@ -117,6 +118,8 @@ class ElasticGroup {
   uint32_t waiting_slices() const { return static_cast<uint32_t>(waiting_.size()); }
   uint64_t steps(core::SimTime now) const { return clock_.steps(now); }
   double tokens(core::SimTime now) const;
+  // WAN bytes of the steps so far (2 B (S - 1) per step over S sites, comm_model.h).
+  double wan_bytes(core::SimTime now) const { return wan_.bytes(clock_.steps(now)); }
   std::optional<core::SimTime> time_of_step(uint64_t n) const;
   // Duration of one step at the current pace (the last pace while stopped).
   core::Duration step_duration() const { return clock_.step(); }
@@ -164,6 +167,7 @@ class ElasticGroup {
   void coalesce_pause(uint32_t changed);
   core::Duration resize_time(uint32_t changed) const;
   core::Duration pace() const;
+  std::vector<uint32_t> ring_per_site() const;  // active slices per site
   double slowdown() const;      // of the slowest active slice
   double sum_slowdown() const;  // over the active slices
   RunningSplit running_split(core::Duration step) const;
@@ -194,6 +198,7 @@ class ElasticGroup {
   uint32_t clock_active_ = 0;  // active slices the running clock was started with
   StepClock clock_;
   StepCharge charge_;     // productive chip-time charged along clock_
+  WanMeter wan_;          // WAN bytes of the steps along clock_
   RunningSplit running_;  // chip units per category while running
   double tokens_done_ = 0;     // tokens of closed running segments
   uint64_t steps_at_segment_ = 0;

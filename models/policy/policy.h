@@ -50,6 +50,14 @@ class Policy : public cluster::ClusterObserver, public SliceUse, public LearnerV
     static_cast<void>(d);
     static_cast<void>(end);
   }
+  // Bytes the run sent between sites (comm_model.h, "WAN bytes"): cross-site
+  // all-reduces, fragment exchanges and state pulls; every built-in policy
+  // counts them. A policy that does not say sends nothing across sites.
+  // REQUIRES: finish(end) has run.
+  virtual double wan_bytes(core::SimTime end) const {
+    static_cast<void>(end);
+    return 0;
+  }
   // One result per learner for multi-learner policies; empty otherwise.
   // REQUIRES: finish(end) has run.
   virtual std::vector<output::LearnerResult> learner_results(core::SimTime end) const {

@@ -61,12 +61,13 @@ struct Diagnostics {
 };
 
 // What a policy's run cost, with the scenario's "cost" prices (docs/metrics.md, "Cost").
-// by_category lists productive then the seven badput categories; they sum to total.
+// by_category lists productive then the seven badput categories; they and wan sum to total.
 struct CostResult {
   std::string currency;
   double total = 0;            // rental of every slice (spares at their share) + energy
   double rental = 0;           // the chip-hours part of total
   double energy = 0;           // the electricity part of total (0 without an energy price)
+  double wan = 0;              // wan_bytes / 1e9 x wan_price_per_gb, part of total
   std::vector<std::pair<std::string, double>> by_category;
   std::optional<double> per_billion_tokens;  // total / (tokens / 1e9); none without tokens
   std::optional<double> to_target;           // cost until time_to_target_s; none if not reached
@@ -88,6 +89,7 @@ struct PolicyResult {
   std::vector<std::pair<std::string, uint64_t>> failure_causes;
   double tokens = 0;
   uint64_t steps = 0;
+  double wan_bytes = 0;  // bytes sent between sites (all-reduces, fragments, state pulls)
   // Non-productive categories in chip-seconds, in the ledger's fixed order.
   std::vector<std::pair<std::string, double>> badput;
   std::optional<double> final_loss;

@@ -73,6 +73,7 @@ Json cost_json(const std::optional<CostResult>& c) {
           {"total", c->total},
           {"rental", c->rental},
           {"energy", c->energy},
+          {"wan", c->wan},
           {"per_billion_tokens", optional_number(c->per_billion_tokens)},
           {"to_target", optional_number(c->to_target)},
           {"by_category", std::move(by)}};
@@ -104,6 +105,7 @@ Json policy_json(const PolicyResult& p) {
           {"failure_causes", std::move(causes)},
           {"tokens", p.tokens},
           {"steps", p.steps},
+          {"wan_bytes", p.wan_bytes},
           {"badput", std::move(badput)},
           {"final_loss", optional_number(p.final_loss)},
           {"time_to_target_s", optional_number(p.time_to_target_s)},

@@ -78,6 +78,9 @@ std::optional<CostSpec> parse_cost(ObjectReader& r, const ClusterSpec& cluster) 
   if (auto e = c->optional_object("energy", "electricity: chip power and its price")) {
     s.energy = read_energy(*e);
   }
+  s.wan_price_per_gb = c->unit("currency/GB").number(
+      "wan_price_per_gb", 0.0, "price of a GB (1e9 bytes) sent between sites (the run's "
+      "wan_bytes)", 0);
   return s;
 }
 

@@ -7,7 +7,8 @@
 //     "prices": [ { "site": "dc-b", "chip_hour": 1.6 },
 //                 { "generation": "older", "chip_hour": 1.2 } ],
 //     "spare_price": 0.5,                          // spares cost this fraction of the price
-//     "energy": { "chip_power": 700, "idle_power": 300, "kwh": 0.08 }
+//     "energy": { "chip_power": 700, "idle_power": 300, "kwh": 0.08 },
+//     "wan_price_per_gb": 0.02                     // per GB (1e9 bytes) sent between sites
 //   }
 //
 // A slice's price per chip-hour is that of the most specific entry of "prices"
@@ -46,6 +47,7 @@ struct CostSpec {
   std::vector<PriceRule> prices;
   double spare_price = 1;        // fraction of its price a spare slice costs (reserved)
   std::optional<EnergySpec> energy;
+  double wan_price_per_gb = 0;   // currency per GB (1e9 bytes) of WAN traffic
 };
 
 // Reads "cost" through `r` (the scenario's root reader); nullopt when absent.

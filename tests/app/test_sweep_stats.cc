@@ -133,5 +133,19 @@ TEST_CASE("CI bounds stay inside the metric's range", "[app][stats]") {
   check_bounds({3, -0.5, 1, 2.5}, outages, true, -3.0, 2.0);
 }
 
+TEST_CASE("sweep metrics: wan_bytes always, cost_wan with a cost section", "[app][sweep]") {
+  output::PolicyResult p;
+  p.wan_bytes = 3e12;
+  MetricValues v = metric_values(p);
+  CHECK(v[*metric_index("wan_bytes")] == 3e12);
+  CHECK_FALSE(v[*metric_index("cost_wan")].has_value());
+  p.cost = output::CostResult{};
+  p.cost->wan = 60;
+  p.cost->by_category.assign(8, {"c", 1.0});
+  v = metric_values(p);
+  CHECK(v[*metric_index("cost_wan")] == 60);
+  CHECK(v[*metric_index("cost_sync_wait")] == 1.0);
+}
+
 }  // namespace
 }  // namespace goodsim::app::sweep

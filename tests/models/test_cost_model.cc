@@ -1,6 +1,6 @@
 // The cost of a run (models/cost_model.h): hand-computed figures whose
 // categories add up to the run's cost, price rules by site and generation,
-// and the errors of a bad "cost" section.
+// the price of WAN traffic, and the errors of a bad "cost" section.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -124,6 +124,46 @@ TEST_CASE("a bad cost section is an error at its key", "[models][cost]") {
   doc = two_sites();
   doc["cost"]["prices"][0] = {{"chip_hour", 3}};
   CHECK_THAT(error_of(doc), Catch::Contains("cost.prices.0: expected \"site\", \"generation\" or both"));
+}
+
+// Data-parallel across two sites of 2 slices x 4 chips, 4 GB of gradients;
+// WAN at 0.05 per GB.
+nlohmann::json wan_priced() {
+  return {{"name", "wan-priced"},
+          {"horizon", "300s"},
+          {"cluster", {{"chips", 16}, {"chips_per_host", 4}, {"hosts_per_slice", 1},
+                       {"sites", {{{"name", "a"}, {"slices", 2}}, {{"name", "b"}, {"slices", 2}}}},
+                       {"links", {{{"from", "a"}, {"to", "b"}, {"bandwidth", "100Gbps"}}}}}},
+          {"job", {{"params", 2e9}, {"tokens_per_step", 1e6}, {"step_time", "1s"}}},
+          {"policies", {{{"name", "dp"}, {"type", "data_parallel"}}}},
+          {"cost", {{"chip_hour", 3.6}, {"wan_price_per_gb", 0.05},
+                    {"energy", {{"chip_power", 1000}, {"kwh", 0.36}}}}}};
+}
+
+TEST_CASE("the WAN's price joins the categories in the total", "[models][wan]") {
+  const output::PolicyResult p = run_policy(testing::prepare_doc(wan_priced()), 0, 1, nullptr);
+  REQUIRE(p.cost.has_value());
+  REQUIRE(p.steps > 100);
+  REQUIRE(p.wan_bytes > 0);
+  const output::CostResult& c = *p.cost;
+  CHECK(c.wan == Approx(p.wan_bytes / 1e9 * 0.05).epsilon(1e-14));
+  double categories = 0;
+  for (const auto& [name, v] : c.by_category) categories += v;
+  CHECK(categories == Approx(c.rental + c.energy).epsilon(1e-14));
+  CHECK(c.total == Approx(categories + c.wan).epsilon(1e-14));
+  CHECK(*c.per_billion_tokens == Approx(c.total / (p.tokens / 1e9)).epsilon(1e-14));
+}
+
+TEST_CASE("a bad wan_price_per_gb is an error at its key", "[models][wan]") {
+  nlohmann::json doc = wan_priced();
+  doc["cost"]["wan_price_per_gb"] = -0.01;
+  CHECK_THAT(error_of(doc), Catch::Contains("cost.wan_price_per_gb: expected"));
+  doc["cost"]["wan_price_per_gb"] = "cheap";
+  CHECK_THAT(error_of(doc), Catch::Contains("cost.wan_price_per_gb: expected"));
+  doc = wan_priced();
+  doc["cost"]["wan_price_per_gbs"] = 0.05;
+  CHECK_THAT(error_of(doc), Catch::Contains("cost.wan_price_per_gbs: unknown key; did you mean "
+                                            "\"wan_price_per_gb\"?"));
 }
 
 }  // namespace

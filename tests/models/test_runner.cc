@@ -75,11 +75,11 @@ TEST_CASE("outputs are written with the documented shape", "[output]") {
   for (const char* key : {"name", "type", "goodput", "ettr", "fleet_goodput", "uptime",
                           "downtime_s", "outages", "longest_outage_s", "checkpoint_pauses",
                           "checkpoint_pause_s", "failures", "failure_causes", "tokens", "steps",
-                          "badput", "final_loss", "time_to_target_s", "cost", "fingerprint",
-                          "diagnostics", "learners"}) {
+                          "wan_bytes", "badput", "final_loss", "time_to_target_s", "cost",
+                          "fingerprint", "diagnostics", "learners"}) {
     CHECK(p.contains(key));
   }
-  CHECK(p.size() == 22);
+  CHECK(p.size() == 23);
   CHECK(p["final_loss"].is_null());
   CHECK(p["cost"].is_null());  // no cost section
   CHECK(p["badput"].size() == 7);
