@@ -25,7 +25,8 @@ bool read_exact(std::FILE* f, void* data, size_t size) {
 
 // An unlinked temporary file in `dir`: only its descriptor names it.
 std::FILE* anonymous_file(const std::filesystem::path& dir) {
-  std::string name = (dir / ".events-spool-XXXXXX").string();
+  // mkstemp replaces the name's last six characters, which must be 'X'.
+  std::string name = (dir / ".events-spool-").string() + std::string(6, 'X');
   const int fd = ::mkstemp(name.data());
   if (fd < 0) return nullptr;
   ::unlink(name.c_str());
