@@ -4,16 +4,24 @@ import json
 import os
 import subprocess
 
-SCENARIO = {
-    "name": "report-test",
-    "horizon": "3d",
-    "cluster": {"chips": 64, "chips_per_host": 4, "hosts_per_slice": 4, "spare_slices": 1},
-    "job": {"params": 1e9, "tokens_per_step": 1e6, "step_time": "1s"},
-    "failures": [{"type": "exponential_failures", "mtbf": "20d", "repair_time": "1h"}],
-    "policies": [{"name": "dp", "type": "data_parallel", "restart_time": "10m"},
-                 {"name": "elastic", "type": "elastic_data_parallel"}],
-    "loss": {"type": "scaling_law"},
-}
+
+def small_scenario(name, policies, spare_slices=0):
+    """64 chips in 4 slices of 16, a 1B-parameter job of 1 s steps, exponential failures
+    (per-chip MTBF 20 days, 1-hour repairs), 3 days: the analysis tests' scenario."""
+    cluster = {"chips": 64, "chips_per_host": 4, "hosts_per_slice": 4}
+    if spare_slices:
+        cluster["spare_slices"] = spare_slices
+    return {"name": name, "horizon": "3d", "cluster": cluster,
+            "job": {"params": 1e9, "tokens_per_step": 1e6, "step_time": "1s"},
+            "failures": [{"type": "exponential_failures", "mtbf": "20d", "repair_time": "1h"}],
+            "policies": policies}
+
+
+SCENARIO = dict(small_scenario("report-test",
+                               [{"name": "dp", "type": "data_parallel", "restart_time": "10m"},
+                                {"name": "elastic", "type": "elastic_data_parallel"}],
+                               spare_slices=1),
+                loss={"type": "scaling_law"})
 KINDS = ("run", "runs", "sweep", "calibrate", "diff", "solve")
 
 

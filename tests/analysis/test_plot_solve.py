@@ -13,16 +13,13 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ANALYSIS = os.path.join(ROOT, "analysis")
 sys.path.insert(0, ANALYSIS)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report_fixtures  # noqa: E402
+
 GOODSIM = None
 
-SCENARIO = {
-    "name": "solve-plot-test",
-    "horizon": "3d",
-    "cluster": {"chips": 64, "chips_per_host": 4, "hosts_per_slice": 4},
-    "job": {"params": 1e9, "tokens_per_step": 1e6, "step_time": "1s"},
-    "failures": [{"type": "exponential_failures", "mtbf": "20d", "repair_time": "1h"}],
-    "policies": [{"name": "dp", "type": "data_parallel"}],
-}
+SCENARIO = report_fixtures.small_scenario("solve-plot-test",
+                                          [{"name": "dp", "type": "data_parallel"}])
 
 
 def run(args):
