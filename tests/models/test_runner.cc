@@ -1,8 +1,13 @@
 // Whole runs: determinism, common random numbers across policies, outputs.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
 
 #include "models/loss/loss_config.h"
@@ -227,6 +232,27 @@ TEST_CASE("parallel runs start the policy with the most expected work first, wit
     CHECK(par.first == sequential.first);
     CHECK(par.second == sequential.second);
   }
+}
+
+TEST_CASE("two threads start with the two policies of most expected work", "[models][runner]") {
+  const auto prepared = testing::prepare_doc(longest_last_doc());
+  // Each policy reports progress after its first slice; a thread's first report waits for
+  // the other thread's, so neither can finish its first policy and take a third before
+  // both have said which policy they started with.
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::vector<std::string> started;
+  const RunProgress progress = [&](const std::string& policy, double, double, uint64_t) {
+    std::unique_lock lock(mutex);
+    if (std::find(started.begin(), started.end(), policy) != started.end()) return;
+    started.push_back(policy);
+    cv.notify_all();
+    cv.wait_for(lock, std::chrono::seconds(30), [&] { return started.size() >= 2; });
+  };
+  run_scenario(prepared, 3, nullptr, nullptr, progress, 2);
+  REQUIRE(started.size() == 4);
+  CHECK(std::set<std::string>(started.begin(), started.begin() + 2) ==
+        std::set<std::string>{"decoupled", "diloco"});
 }
 
 TEST_CASE("a parallel run reports the first failing policy's error, in policy order",
