@@ -15,7 +15,8 @@ class LearnerView {
  public:
   virtual ~LearnerView() = default;
   // Learners of this policy, for chaos scripts that target "learner k".
-  // Policies without learners have one: every slice they train on.
+  // Policies without learners have one: every slice they train on. Before start(), a
+  // policy whose count depends on the cluster may answer 0.
   virtual uint32_t learner_count() const = 0;
   // Slices of learner k. REQUIRES: k < learner_count(); start() has run.
   virtual std::vector<cluster::SliceId> learner_slices(uint32_t k) const = 0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "sim/cluster/cluster_state.h"
 #include "sim/output/run_result.h"
@@ -47,6 +48,24 @@ ResourceEstimate estimate_resources(const PreparedScenario& p) {
                 kPolicyBytesPerSlice * static_cast<double>(p.layout.slices());
   e.bytes = e.run_bytes + samples * policies * sizeof(output::TimeseriesRow);
   return e;
+}
+
+std::vector<double> policy_work(const PreparedScenario& p, const ResourceEstimate& estimate) {
+  std::vector<double> work;
+  work.reserve(p.policies.size());
+  for (const PreparedPolicy& pp : p.policies) {
+    const uint32_t learners = std::max<uint32_t>(1, pp.make()->learner_count());
+    work.push_back(estimate.events_per_run * learners);
+  }
+  return work;
+}
+
+std::vector<size_t> longest_first(const std::vector<double>& work) {
+  std::vector<size_t> order(work.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return work[a] > work[b]; });
+  return order;
 }
 
 ResourceEstimate measure_events(const PreparedScenario& p, ResourceEstimate estimate,

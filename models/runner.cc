@@ -16,6 +16,7 @@
 #include "models/loss_tracker.h"
 #include "models/slice_down_tracker.h"
 #include "models/policy/layer_step_model.h"
+#include "models/resource_estimate.h"
 #include "sim/cluster/cluster_state.h"
 #include "sim/core/simulation.h"
 #include "sim/core/version.h"
@@ -335,9 +336,11 @@ void run_in_slices(core::Simulation& sim, core::SimTime horizon, const std::stri
 
 namespace {
 
-// The policies of `prepared` on `jobs` threads (the calling one included). Policy i is
-// skipped only when a policy before it threw, so the first failure in policy order is
-// always found.
+// The policies of `prepared` on `jobs` threads (the calling one included), started
+// longest expected first (policy_work, longest_first); results, spools and errors are
+// kept by policy index, so the outputs do not depend on that order. Policy i is skipped
+// only when a policy before it (in policy order) threw, so the first failure in policy
+// order is always found.
 std::vector<output::PolicyResult> run_in_parallel(const PreparedScenario& prepared, uint64_t seed,
                                                   output::EventLog* events,
                                                   const RunProgress& progress, unsigned jobs) {
@@ -351,10 +354,14 @@ std::vector<output::PolicyResult> run_in_parallel(const PreparedScenario& prepar
                                                  events->max_bytes());
     }
   }
+  const std::vector<size_t> order =
+      longest_first(policy_work(prepared, estimate_resources(prepared)));
   std::atomic<size_t> next{0};
   std::atomic<size_t> first_failed{n};
   const auto work = [&] {
-    for (size_t i = next++; i < n && i < first_failed; i = next++) {
+    for (size_t k = next++; k < n; k = next++) {
+      const size_t i = order[k];
+      if (i >= first_failed) continue;
       try {
         results[i] = run_policy(prepared, i, seed, spools[i].get(), nullptr, progress);
       } catch (...) {

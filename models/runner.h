@@ -99,8 +99,9 @@ output::TraceOptions trace_options(const PreparedScenario& prepared,
 // with no policies yet; run_scenario() appends one PolicyResult per policy.
 output::RunResult run_header(const PreparedScenario& prepared, uint64_t seed);
 
-// Simulates every policy, `jobs` at a time on as many threads, and returns their results
-// in policy order. The result, the log and the trace are the same whatever `jobs` is:
+// Simulates every policy, `jobs` at a time on as many threads, the ones with the most
+// expected work first (policy_work, longest_first in models/resource_estimate.h), and
+// returns their results in policy order. The result, the log and the trace are the same whatever `jobs` is:
 // each policy's records go to its own spool (output::EventLog::Spool), appended to
 // `events` in policy order; with a `trace` the policies run one after the other (the
 // trace's shared tracks and ids follow the order of the runs). When policies throw,

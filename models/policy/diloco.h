@@ -90,7 +90,10 @@ class Diloco : public PolicyBase {
   void start(RunContext& ctx) override;
   void finish(core::SimTime end) override;
   Progress progress(core::SimTime now) const override;
-  uint32_t learner_count() const override { return static_cast<uint32_t>(learners_.size()); }
+  // Before start(): the configured count (0 with per_site, which the layout decides).
+  uint32_t learner_count() const override {
+    return learners_.empty() ? config_.learners : static_cast<uint32_t>(learners_.size());
+  }
   std::vector<cluster::SliceId> learner_slices(uint32_t k) const override;
   bool slice_allocated(cluster::SliceId s) const override;
   bool slice_running(cluster::SliceId s) const override;

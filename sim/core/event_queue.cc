@@ -10,26 +10,7 @@ namespace {
 // Sweep only when stale entries dominate, so the cost amortises to O(1) per
 // cancellation.
 constexpr size_t kMinStaleForSweep = 1024;
-
-// Signed nanoseconds to an unsigned value of the same order.
-constexpr uint64_t time_bits(int64_t ns) { return static_cast<uint64_t>(ns) ^ (uint64_t{1} << 63); }
-constexpr int64_t time_ns(uint64_t bits) { return static_cast<int64_t>(bits ^ (uint64_t{1} << 63)); }
 }  // namespace
-
-EventId EventQueue::push(SimTime time, Band band, HandlerId handler, uint64_t a, uint64_t b) {
-  GOODSIM_CHECK_MSG(next_seq_ < kMaxSeq, "event sequence counter exhausted");
-  const uint32_t slot = allocate_slot();
-  const uint64_t key = (uint64_t{band} << 56) | next_seq_++;
-  slots_[slot] = Slot{key, a, b, handler};
-  const uint64_t t = time_bits(time.ns());
-  if (in_near(t)) {
-    near_.push(KeyedEntry{t, key, slot});
-  } else {
-    place(Entry{t, slot});
-  }
-  ++live_;
-  return EventId{slot, key};
-}
 
 bool EventQueue::cancel(EventId id) {
   if (!id.valid() || id.slot >= slots_.size()) return false;
@@ -47,49 +28,10 @@ Event EventQueue::pop() {
   return take();
 }
 
-bool EventQueue::pop_until(SimTime end, Event& out) {
-  settle();
-  if (near_.empty() || near_.top().time > time_bits(end.ns())) return false;
-  out = take();
-  return true;
-}
-
-Event EventQueue::take() {
-  const KeyedEntry top = near_.top();
-  near_.pop();
-  Slot& s = slots_[top.slot];
-  const Event e{SimTime::from_ns(time_ns(top.time)), top.key & kMaxSeq, s.handler,
-                static_cast<Band>(top.key >> 56), s.a, s.b};
-  s.key = kFreeSlot;
-  free_slot(top.slot);
-  --live_;
-  return e;
-}
-
 SimTime EventQueue::next_time() {
   settle();
   GOODSIM_CHECK(!near_.empty());
   return SimTime::from_ns(time_ns(near_.top().time));
-}
-
-size_t EventQueue::bucket_of(uint64_t t) const {
-  const int digit = (std::bit_width(t ^ base_) - 1) / kDigitBits;
-  const uint64_t value = (t >> (digit * kDigitBits)) & (kDigits - 1);
-  return static_cast<size_t>(digit) * kDigits + static_cast<size_t>(value);
-}
-
-void EventQueue::place(Entry e) {
-  if (in_near(e.time)) {
-    near_.push(KeyedEntry{e.time, slots_[e.slot].key, e.slot});
-    return;
-  }
-  const size_t i = bucket_of(e.time);
-  std::vector<Entry>& bucket = buckets_[i];
-  if (bucket.empty()) {
-    occupied_[i / 64] |= uint64_t{1} << (i % 64);
-    ++occupied_count_;
-  }
-  bucket.push_back(e);
 }
 
 void EventQueue::mark_empty(size_t i) {
@@ -156,12 +98,9 @@ void EventQueue::refill() {
   from.clear();
 }
 
-uint32_t EventQueue::allocate_slot() {
-  if (!free_slots_.empty()) {
-    const uint32_t slot = free_slots_.back();
-    free_slots_.pop_back();
-    return slot;
-  }
+void EventQueue::seq_exhausted() { GOODSIM_CHECK_MSG(false, "event sequence counter exhausted"); }
+
+uint32_t EventQueue::grow_slots() {
   GOODSIM_CHECK(slots_.size() < UINT32_MAX);
   slots_.push_back(Slot{kFreeSlot, 0, 0, 0});
   return static_cast<uint32_t>(slots_.size() - 1);

@@ -36,6 +36,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -72,7 +73,20 @@ class EventQueue {
 
   // Adds an event; seq is assigned from the insertion counter. Any time is
   // accepted (see above).
-  EventId push(SimTime time, Band band, HandlerId handler, uint64_t a, uint64_t b);
+  EventId push(SimTime time, Band band, HandlerId handler, uint64_t a, uint64_t b) {
+    if (next_seq_ >= kMaxSeq) seq_exhausted();
+    const uint32_t slot = allocate_slot();
+    const uint64_t key = (uint64_t{band} << 56) | next_seq_++;
+    slots_[slot] = Slot{key, a, b, handler};
+    const uint64_t t = time_bits(time.ns());
+    if (in_near(t)) {
+      near_.push(KeyedEntry{t, key, slot});
+    } else {
+      place_in_bucket(Entry{t, slot});
+    }
+    ++live_;
+    return EventId{slot, key};
+  }
   // Removes a pending event. Returns false if it already ran or was cancelled.
   bool cancel(EventId id);
   // Removes and returns the earliest live event. REQUIRES: !empty().
@@ -80,7 +94,12 @@ class EventQueue {
   // Like pop() when the queue holds a live event at or before `end`: stores it
   // in `out` and returns true; otherwise returns false and changes nothing
   // observable. One look at the queue where next_time() then pop() takes two.
-  bool pop_until(SimTime end, Event& out);
+  bool pop_until(SimTime end, Event& out) {
+    if (stale_ != 0 || near_.empty()) settle();
+    if (near_.empty() || near_.top().time > time_bits(end.ns())) return false;
+    out = take();
+    return true;
+  }
   // Time of the earliest live event. REQUIRES: !empty().
   SimTime next_time();
   // Time of the earliest live event of any handler but `h`; SimTime::max()
@@ -120,14 +139,48 @@ class EventQueue {
   static constexpr size_t kNearMax = 64;  // a bucket this small goes to near_ whole
   static constexpr uint64_t kFreeSlot = UINT64_MAX;  // no key has all 64 bits set
 
-  uint32_t allocate_slot();
+  // Signed nanoseconds to an unsigned value of the same order, and back.
+  static constexpr uint64_t time_bits(int64_t ns) {
+    return static_cast<uint64_t>(ns) ^ (uint64_t{1} << 63);
+  }
+  static constexpr int64_t time_ns(uint64_t bits) {
+    return static_cast<int64_t>(bits ^ (uint64_t{1} << 63));
+  }
+  [[noreturn]] static void seq_exhausted();
+  uint32_t allocate_slot() {
+    if (free_slots_.empty()) return grow_slots();
+    const uint32_t slot = free_slots_.back();
+    free_slots_.pop_back();
+    return slot;
+  }
+  uint32_t grow_slots();
   void free_slot(uint32_t slot) { free_slots_.push_back(slot); }
   bool is_stale(uint32_t slot) const { return slots_[slot].key == kFreeSlot; }
   // Whether time bits `t` belong in near_ rather than a bucket.
   bool in_near(uint64_t t) const { return t < near_end_ || near_to_max_; }
   // REQUIRES: t > base_.
-  size_t bucket_of(uint64_t t) const;
-  void place(Entry e);
+  size_t bucket_of(uint64_t t) const {
+    const int digit = (std::bit_width(t ^ base_) - 1) / kDigitBits;
+    const uint64_t value = (t >> (digit * kDigitBits)) & (kDigits - 1);
+    return static_cast<size_t>(digit) * kDigits + static_cast<size_t>(value);
+  }
+  void place(Entry e) {
+    if (in_near(e.time)) {
+      near_.push(KeyedEntry{e.time, slots_[e.slot].key, e.slot});
+    } else {
+      place_in_bucket(e);
+    }
+  }
+  // REQUIRES: !in_near(e.time).
+  void place_in_bucket(Entry e) {
+    const size_t i = bucket_of(e.time);
+    std::vector<Entry>& bucket = buckets_[i];
+    if (bucket.empty()) {
+      occupied_[i / 64] |= uint64_t{1} << (i % 64);
+      ++occupied_count_;
+    }
+    bucket.push_back(e);
+  }
   void mark_empty(size_t i);
   size_t first_occupied() const;  // REQUIRES: occupied_count_ > 0
   // Drops stale entries at the top of near_ and refills it while it is empty
@@ -139,7 +192,17 @@ class EventQueue {
   void drop_stale(std::vector<Entry>& bucket);
   void drop_stale_tops();
   // Removes the top of near_ and returns it as an Event.
-  Event take();
+  Event take() {
+    const KeyedEntry top = near_.top();
+    near_.pop();
+    Slot& s = slots_[top.slot];
+    const Event e{SimTime::from_ns(time_ns(top.time)), top.key & kMaxSeq, s.handler,
+                  static_cast<Band>(top.key >> 56), s.a, s.b};
+    s.key = kFreeSlot;
+    free_slot(top.slot);
+    --live_;
+    return e;
+  }
   void sweep_stale();
 
   Heap near_;                  // every entry before near_end_, by (time, key)

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <utility>
 
 namespace goodsim::core {
@@ -24,18 +25,10 @@ HandlerId Simulation::add_handler(std::string name, Handler fn) {
   return static_cast<HandlerId>(handlers_.size() - 1);
 }
 
-EventId Simulation::schedule_at(SimTime time, Band band, HandlerId handler, uint64_t a,
-                                uint64_t b) {
+void Simulation::scheduled_in_past(SimTime time) const {
   GOODSIM_CHECK_MSG(time >= now_, fmt::format("event scheduled in the past: t={}ns < now={}ns",
                                               time.ns(), now_.ns()));
-  GOODSIM_CHECK(handler < handlers_.size());
-  return queue_.push(time, band, handler, a, b);
-}
-
-EventId Simulation::schedule_in(Duration delay, Band band, HandlerId handler, uint64_t a,
-                                uint64_t b) {
-  GOODSIM_CHECK_MSG(delay >= Duration::zero(), "negative delay");
-  return schedule_at(now_ + delay, band, handler, a, b);
+  std::abort();  // unreachable: the check above fails
 }
 
 void Simulation::run_until(SimTime end) {

@@ -44,11 +44,19 @@ class Simulation : private CheckContext {
   HandlerId add_handler(std::string name, Handler fn);
 
   // REQUIRES: time >= now(); handler registered.
+  // Inline: the hot path of every handler.
   EventId schedule_at(SimTime time, Band band, HandlerId handler, uint64_t a = 0,
-                      uint64_t b = 0);
+                      uint64_t b = 0) {
+    if (time < now_) scheduled_in_past(time);
+    GOODSIM_CHECK(handler < handlers_.size());
+    return queue_.push(time, band, handler, a, b);
+  }
   // REQUIRES: delay >= 0.
   EventId schedule_in(Duration delay, Band band, HandlerId handler, uint64_t a = 0,
-                      uint64_t b = 0);
+                      uint64_t b = 0) {
+    GOODSIM_CHECK_MSG(delay >= Duration::zero(), "negative delay");
+    return schedule_at(now_ + delay, band, handler, a, b);
+  }
   // Returns false if the event already ran or was cancelled.
   bool cancel(EventId id) { return queue_.cancel(id); }
 
@@ -81,6 +89,7 @@ class Simulation : private CheckContext {
   SimTime next_time_excluding(HandlerId h) const { return queue_.next_time_excluding(h); }
 
  private:
+  [[noreturn]] void scheduled_in_past(SimTime time) const;
   void fold(const Event& e);
   std::string describe() const override;
 

@@ -1,11 +1,17 @@
 // Whole runs: determinism, common random numbers across policies, outputs.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
 
 #include "models/loss/loss_config.h"
+#include "models/resource_estimate.h"
 #include "sim/output/summary.h"
 #include "tests/support/scenarios.h"
 
@@ -191,6 +197,62 @@ TEST_CASE("policies run in parallel give the summary and the event log of one af
   CHECK(capped_par.second == capped_one.second);
   CHECK(dropped_par == dropped_one);
   CHECK(capped_one.second.find("\"truncated\":true") != std::string::npos);
+}
+
+TEST_CASE("longest_first orders by decreasing work, ties in policy order", "[models][runner]") {
+  CHECK(longest_first({}).empty());
+  CHECK(longest_first({1, 5, 5, 2, 9}) == std::vector<size_t>{4, 1, 2, 3, 0});
+  CHECK(longest_first({7, 7, 7}) == std::vector<size_t>{0, 1, 2});
+}
+
+// The longest policies last: two single-learner policies, then DiLoCo with 2 learners,
+// then Decoupled DiLoCo with 4.
+nlohmann::json longest_last_doc() {
+  nlohmann::json doc = testing::small_scenario("1d", "20d", "1h", "5m", 8);
+  doc["policies"].push_back({{"name", "elastic"}, {"type", "elastic_data_parallel"}});
+  doc["policies"].push_back({{"name", "diloco"}, {"type", "diloco"}, {"learners", 2}});
+  doc["policies"].push_back({{"name", "decoupled"}, {"type", "decoupled_diloco"}, {"learners", 4}});
+  return doc;
+}
+
+TEST_CASE("parallel runs start the policy with the most expected work first, with the outputs "
+          "of one after another", "[models][runner]") {
+  const auto prepared = testing::prepare_doc(longest_last_doc());
+  const ResourceEstimate estimate = estimate_resources(prepared);
+  REQUIRE(estimate.events_per_run > 0);
+  const std::vector<double> work = policy_work(prepared, estimate);
+  const double one = estimate.events_per_run;
+  CHECK(work == std::vector<double>{one, one, 2 * one, 4 * one});
+  CHECK(longest_first(work) == std::vector<size_t>{3, 2, 0, 1});
+  uint64_t dropped_one = 0, dropped_par = 0;
+  const auto sequential = run_with_jobs(prepared, 1, output::EventLog::kDefaultMaxBytes, dropped_one);
+  REQUIRE(sequential.second.find("\"policy\":\"decoupled\"") != std::string::npos);
+  for (unsigned jobs : {2u, 4u}) {
+    const auto par = run_with_jobs(prepared, jobs, output::EventLog::kDefaultMaxBytes, dropped_par);
+    CHECK(par.first == sequential.first);
+    CHECK(par.second == sequential.second);
+  }
+}
+
+TEST_CASE("two threads start with the two policies of most expected work", "[models][runner]") {
+  const auto prepared = testing::prepare_doc(longest_last_doc());
+  // Each policy reports progress after its first slice; a thread's first report waits for
+  // the other thread's, so neither can finish its first policy and take a third before
+  // both have said which policy they started with.
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::vector<std::string> started;
+  const RunProgress progress = [&](const std::string& policy, double, double, uint64_t) {
+    std::unique_lock lock(mutex);
+    if (std::find(started.begin(), started.end(), policy) != started.end()) return;
+    started.push_back(policy);
+    cv.notify_all();
+    cv.wait_for(lock, std::chrono::seconds(30), [&] { return started.size() >= 2; });
+  };
+  run_scenario(prepared, 3, nullptr, nullptr, progress, 2);
+  REQUIRE(started.size() == 4);
+  CHECK(std::set<std::string>(started.begin(), started.begin() + 2) ==
+        std::set<std::string>{"decoupled", "diloco"});
 }
 
 TEST_CASE("a parallel run reports the first failing policy's error, in policy order",
