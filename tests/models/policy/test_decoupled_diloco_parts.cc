@@ -79,6 +79,33 @@ TEST_CASE("fragment schedule: the next report of any fragment against a brute-fo
   }
 }
 
+TEST_CASE("fragment schedule: the multiplying divider against division", "[models][decoupled]") {
+  core::Rng rng = core::Rng::for_stream(11, "test/divider");
+  const std::vector<uint64_t> divisors = {1, 2, 3, 7, 24, 25, 64, 1000, 65537, 4294967291ULL,
+                                          UINT32_MAX, uint64_t{UINT32_MAX} + 1, 1ULL << 40};
+  for (const uint64_t h : divisors) {
+    const FloorDivider div(h);
+    const auto hh = static_cast<int64_t>(h);
+    // Edges of the multiplying range, then random 32-bit values, then any.
+    std::vector<int64_t> as = {0, 1, hh - 1, hh, hh + 1, int64_t{UINT32_MAX} - 1,
+                               int64_t{UINT32_MAX}, int64_t{UINT32_MAX} + 1, -1, -hh, -hh - 1};
+    for (int i = 0; i < 20000; ++i) as.push_back(static_cast<int64_t>(rng.below(1ULL << 32)));
+    for (int i = 0; i < 2000; ++i) as.push_back(static_cast<int64_t>(rng.next_u64() >> 2) - (1LL << 61));
+    for (const int64_t a : as) {
+      INFO("a " << a << " h " << h);
+      REQUIRE(div(a) == floor_div(a, hh));
+    }
+  }
+  // latest() and next() of the schedule against the reference functions.
+  const FragmentSchedule s(5, 24);
+  for (int64_t c = -60; c < 5000; c += 7) {
+    for (uint32_t p = 0; p < 5; ++p) {
+      CHECK(s.latest(p, c) == latest_report(c, s.offset(p), 24));
+      CHECK(s.next(p, c) == next_report(c, s.offset(p), 24));
+    }
+  }
+}
+
 TEST_CASE("merge accounting: a round's record and the totals by hand", "[models][decoupled]") {
   SyncerStats st;
   st.learner_contributions.assign(2, 0);
