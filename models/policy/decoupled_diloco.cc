@@ -96,11 +96,14 @@ void DecoupledDiloco::on_cluster_change(const cluster::ClusterChange& change) {
   // Before the groups' listeners refresh the split. Spare slices are the
   // last ones: a unit that ends before them changed none.
   const cluster::Layout& lay = ctx_->layout();
-  if (lay.slice_span(change.domain, change.id).end > lay.slices() - lay.spare_slices()) {
-    count_spares();
-  }
+  const cluster::Layout::SliceSpan span = lay.slice_span(change.domain, change.id);
+  if (span.end > lay.slices() - lay.spare_slices()) count_spares();
   if (!done_) {
-    for (auto& l : learners_) l->group().on_cluster_change(change);
+    // A group whose slices the unit misses ignores the change: not asked.
+    for (auto& l : learners_) {
+      ElasticGroup& g = l->group();
+      if (g.first() < span.end && span.first < g.end()) g.on_cluster_change(change);
+    }
   }
   refresh_split();
 }

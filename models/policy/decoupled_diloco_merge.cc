@@ -62,7 +62,7 @@ void FragmentMerge::contribute(uint32_t p, uint32_t m, int64_t open_step, core::
     s.base_tokens = l.tokens_at(point);
     s.base_age = 0;
   }
-  s.arrivals.erase(s.arrivals.begin(), s.arrivals.begin() + static_cast<std::ptrdiff_t>(applied));
+  s.arrivals.erase_front(applied);
   add_piece(k, s, l, last);
   if (k.pieces == 0) out.pop_back();
 }
@@ -90,7 +90,7 @@ void FragmentMerge::add_piece(Contribution& k, Slot& s, const DecoupledDilocoLea
 
 void FragmentMerge::drop_pending(uint32_t m, core::SimTime now) {
   for (uint32_t p = 0; p < schedule_->fragments(); ++p) {
-    std::vector<Arrival>& arrivals = slots_[at(p, m)].arrivals;
+    FixedList<Arrival, kMaxArrivals>& arrivals = slots_[at(p, m)].arrivals;
     while (!arrivals.empty() && arrivals.back().at > now) arrivals.pop_back();
   }
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "models/policy/decoupled_diloco_learner.h"
+#include "models/policy/fixed_list.h"
 #include "models/policy/decoupled_diloco_schedule.h"
 #include "models/policy/decoupled_diloco_stats.h"
 
@@ -46,7 +47,7 @@ class FragmentMerge {
     uint64_t base_age = 0;    // steps of age inherited on rejoin
     uint64_t merged_own = 0;  // own step of the last merged report
     double merged_tokens = 0;
-    std::vector<Arrival> arrivals;  // not yet applied, by arrival time
+    FixedList<Arrival, kMaxArrivals> arrivals;  // not yet applied, by arrival time
   };
   // The merged version a learner works from: own step it applied it at, and
   // the age inherited with it on a rejoin.
@@ -111,9 +112,10 @@ inline uint64_t FragmentMerge::application_point(uint32_t p, uint32_t m, const A
 
 // Older fragments still waiting are superseded once this one applies.
 inline void FragmentMerge::arrive(uint32_t p, uint32_t m, core::SimTime t) {
-  std::vector<Arrival>& arrivals = slots_[at(p, m)].arrivals;
-  if (arrivals.size() >= kMaxArrivals) arrivals.erase(arrivals.begin());
-  arrivals.emplace_back().at = t;  // by arrival time: one that got there first stays first
+  FixedList<Arrival, kMaxArrivals>& arrivals = slots_[at(p, m)].arrivals;
+  Arrival a;
+  a.at = t;
+  arrivals.push_back(a);  // by arrival time: one that got there first stays first
   for (size_t j = arrivals.size() - 1; j > 0 && arrivals[j - 1].at > t; --j) {
     std::swap(arrivals[j - 1], arrivals[j]);
   }

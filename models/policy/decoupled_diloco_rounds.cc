@@ -15,19 +15,24 @@ void FragmentRounds::start(std::span<const uint64_t> first_rounds, uint32_t lear
     fragments_[p].opened = now;
   }
   ready_.assign(first_rounds.size() * learners, kNever);
+  earliest_.assign(first_rounds.size(), kNever);
+  earliest_ok_.assign(first_rounds.size(), 1);
   sent_.assign(first_rounds.size() * learners, {});
 }
 
 void FragmentRounds::drop_pending(uint32_t m, core::SimTime now) {
   for (uint32_t p = 0; p < fragments(); ++p) {
-    std::erase_if(sent_[at(p, m)], [now](const Sent& x) { return x.at > now; });
+    FixedList<Sent, kMaxSent>& sent = sent_[at(p, m)];
+    const Sent* kept = std::remove_if(sent.begin(), sent.end(),
+                                      [now](const Sent& x) { return x.at > now; });
+    sent.truncate(static_cast<size_t>(kept - sent.begin()));
   }
 }
 
 void FragmentRounds::reset(uint32_t m) {
   for (uint32_t p = 0; p < fragments(); ++p) {
     sent_[at(p, m)].clear();
-    ready_[at(p, m)] = kNever;
+    set_ready(p, m, kNever);
   }
 }
 
@@ -53,8 +58,8 @@ bool FragmentRounds::fragment_shifted(const FragmentRounds& earlier, uint32_t p,
 bool FragmentRounds::slot_shifted(const FragmentRounds& earlier, uint32_t p, uint32_t m,
                                   core::Duration dt) const {
   const size_t i = at(p, m);
-  const std::vector<Sent>& a = earlier.sent_[i];
-  const std::vector<Sent>& b = sent_[i];
+  const FixedList<Sent, kMaxSent>& a = earlier.sent_[i];
+  const FixedList<Sent, kMaxSent>& b = sent_[i];
   if (!later_by(earlier.ready_[i], ready_[i], dt) || a.size() != b.size()) return false;
   for (size_t j = 0; j < a.size(); ++j) {
     if (b[j].round != a[j].round + 1 || b[j].at - a[j].at != dt) return false;
@@ -64,8 +69,8 @@ bool FragmentRounds::slot_shifted(const FragmentRounds& earlier, uint32_t p, uin
 
 bool FragmentRounds::slot_same(const FragmentRounds& other, uint32_t p, uint32_t m) const {
   const size_t i = at(p, m);
-  const std::vector<Sent>& a = other.sent_[i];
-  const std::vector<Sent>& b = sent_[i];
+  const FixedList<Sent, kMaxSent>& a = other.sent_[i];
+  const FixedList<Sent, kMaxSent>& b = sent_[i];
   if (other.ready_[i] != ready_[i] || a.size() != b.size()) return false;
   for (size_t j = 0; j < a.size(); ++j) {
     if (a[j].round != b[j].round || a[j].at != b[j].at) return false;
@@ -79,6 +84,7 @@ void FragmentRounds::shift(uint64_t k, core::Duration span, const std::vector<ui
     f.opened = f.opened + span;
     f.quorum_at = f.quorum_at + span;
   }
+  earliest_ok_.assign(fragments_.size(), 0);
   for (size_t i = 0; i < ready_.size(); ++i) {
     if (!moves[i]) continue;
     if (ready_[i] != kNever) ready_[i] = ready_[i] + span;

@@ -10,10 +10,12 @@
 // merge, a report that cannot come.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "models/policy/fixed_list.h"
 #include "sim/core/event_queue.h"
 #include "sim/core/time.h"
 
@@ -55,10 +57,15 @@ class FragmentRounds {
   uint64_t open_round(uint32_t p) const { return fragments_[p].round; }
   // When learner m's report for fragment p's open round was (is) made; kNever
   // if it cannot come.
-  core::SimTime& ready(uint32_t p, uint32_t m) { return ready_[at(p, m)]; }
+  core::SimTime ready(uint32_t p, uint32_t m) const { return ready_[at(p, m)]; }
   std::span<const core::SimTime> ready(uint32_t p) const {
     return {ready_.data() + at(p, 0), learners_};
   }
+  void set_ready(uint32_t p, uint32_t m, core::SimTime t);
+  // The earliest of ready(p): the quorum time when one report makes the
+  // quorum. Kept up to date by set_ready() (a scan only when the earliest
+  // learner's report moved later), so a change of one learner costs O(1).
+  core::SimTime earliest(uint32_t p) const;
 
   // When round n of fragment p will be merged, as scheduled now: kUnknown if
   // that is not known (another round is open, a grace window may follow the
@@ -101,20 +108,39 @@ class FragmentRounds {
   bool grace_ = false;
   bool stopped_ = false;
   std::vector<Fragment> fragments_;
-  std::vector<core::SimTime> ready_;      // per fragment and learner
-  std::vector<std::vector<Sent>> sent_;   // per fragment and learner, by round
+  std::vector<core::SimTime> ready_;  // per fragment and learner
+  // Per fragment: the earliest of its ready_ row, valid where earliest_ok_.
+  mutable std::vector<core::SimTime> earliest_;
+  mutable std::vector<uint8_t> earliest_ok_;
+  std::vector<FixedList<Sent, kMaxSent>> sent_;  // per fragment and learner, by round
 };
 
 // Asked for every learner at every round: inline.
-inline void FragmentRounds::sent(uint32_t p, uint32_t m, uint64_t n, core::SimTime t) {
-  std::vector<Sent>& sent = sent_[at(p, m)];
-  if (sent.size() < kMaxSent) {
-    sent.push_back({n, t});
-    return;
+inline void FragmentRounds::set_ready(uint32_t p, uint32_t m, core::SimTime t) {
+  core::SimTime& r = ready_[at(p, m)];
+  if (r == t) return;
+  if (earliest_ok_[p]) {
+    if (t <= earliest_[p]) {
+      earliest_[p] = t;
+    } else if (r == earliest_[p]) {
+      earliest_ok_[p] = 0;  // the earliest moved later: scan when asked
+    }
   }
-  // Drop the oldest: a fixed-size shift, no library call.
-  for (size_t j = 1; j < kMaxSent; ++j) sent[j - 1] = sent[j];
-  sent[kMaxSent - 1] = {n, t};
+  r = t;
+}
+
+inline core::SimTime FragmentRounds::earliest(uint32_t p) const {
+  if (!earliest_ok_[p]) {
+    const std::span<const core::SimTime> row = ready(p);
+    earliest_[p] = *std::min_element(row.begin(), row.end());
+    earliest_ok_[p] = 1;
+  }
+  return earliest_[p];
+}
+
+// Asked for every learner at every round: inline.
+inline void FragmentRounds::sent(uint32_t p, uint32_t m, uint64_t n, core::SimTime t) {
+  sent_[at(p, m)].push_back({n, t});
 }
 
 inline core::SimTime FragmentRounds::merge_time(uint32_t p, uint64_t n) const {

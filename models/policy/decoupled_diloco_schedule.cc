@@ -5,7 +5,7 @@
 
 namespace goodsim::models::policy {
 
-FragmentSchedule::FragmentSchedule(uint32_t fragments, uint64_t inner_steps) : h_(inner_steps) {
+FragmentSchedule::FragmentSchedule(uint32_t fragments, uint64_t inner_steps) : h_(inner_steps), div_(inner_steps) {
   offsets_.reserve(fragments);
   for (uint32_t p = 0; p < fragments; ++p) offsets_.push_back(uint64_t{p} * inner_steps / fragments);
 }

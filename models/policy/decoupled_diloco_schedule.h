@@ -38,6 +38,29 @@ inline int64_t next_report(int64_t after, uint64_t t, uint64_t h) {
   return c;
 }
 
+// floor(a / h) for a divisor h fixed at construction, asked for every
+// learner at every round. For 0 <= a < 2^32 and 2 <= h < 2^32 it multiplies
+// instead of dividing: with M = ceil(2^64 / h), floor(a / h) = floor(M a /
+// 2^64), exact for every 32-bit a and h (Lemire, Kaser and Kurz, "Faster
+// remainder by direct computation", 2019); other values divide.
+class FloorDivider {
+ public:
+  // REQUIRES: h >= 1.
+  explicit FloorDivider(uint64_t h)
+      : h_(static_cast<int64_t>(h)), m_(h >= 2 && h <= UINT32_MAX ? UINT64_MAX / h + 1 : 0) {}
+  int64_t operator()(int64_t a) const {
+    if (m_ != 0 && a >= 0 && a <= int64_t{UINT32_MAX}) {
+      __extension__ using Wide = unsigned __int128;
+      return static_cast<int64_t>((static_cast<Wide>(m_) * static_cast<uint64_t>(a)) >> 64);
+    }
+    return floor_div(a, h_);
+  }
+
+ private:
+  int64_t h_;
+  uint64_t m_;  // ceil(2^64 / h), 0 when the multiplication does not apply
+};
+
 class FragmentSchedule {
  public:
   // REQUIRES: 1 <= fragments <= inner_steps.
@@ -54,8 +77,19 @@ class FragmentSchedule {
   // Fragment p's first round (its first report step is >= 1).
   uint64_t first_round(uint32_t p) const { return offsets_[p] == 0 ? 1 : 0; }
   // Fragment p's latest report at or before s (0 if none) and next after s.
-  int64_t latest(uint32_t p, int64_t s) const { return latest_report(s, offsets_[p], h_); }
-  int64_t next(uint32_t p, int64_t after) const { return next_report(after, offsets_[p], h_); }
+  // (latest_report and next_report of t_p, dividing by H with div_.)
+  int64_t latest(uint32_t p, int64_t s) const {
+    const auto t = static_cast<int64_t>(offsets_[p]);
+    const int64_t c = t + div_(s - t) * static_cast<int64_t>(h_);
+    return c >= 1 ? c : 0;
+  }
+  int64_t next(uint32_t p, int64_t after) const {
+    const auto h = static_cast<int64_t>(h_);
+    const auto t = static_cast<int64_t>(offsets_[p]);
+    int64_t c = t + (div_(after - t) + 1) * h;
+    while (c < 1) c += h;
+    return c;
+  }
   // The round of fragment p's next report after schedule step s.
   uint64_t next_round(uint32_t p, int64_t s) const {
     return (static_cast<uint64_t>(next(p, s)) - offsets_[p]) / h_;
@@ -67,6 +101,7 @@ class FragmentSchedule {
 
  private:
   uint64_t h_;
+  FloorDivider div_;
   std::vector<uint64_t> offsets_;
 };
 

@@ -26,6 +26,7 @@ void DecoupledDilocoSyncer::start() {
   std::vector<uint64_t> first(config_.fragments);
   for (uint32_t p = 0; p < config_.fragments; ++p) first[p] = schedule_.first_round(p);
   rounds_.start(first, count_, now(), config_.grace);
+  ready_steps_.assign(size_t{config_.fragments} * count_, ReadyStep{});
   scratch_.reserve(count_);
   stats_.learner_contributions.assign(count_, 0);
   stats_.learner_quorum.assign(count_, 0);
@@ -42,20 +43,34 @@ void DecoupledDilocoSyncer::start() {
 void DecoupledDilocoSyncer::update_ready(uint32_t p, uint32_t m) {
   const DecoupledDilocoLearner& l = *learners_[m];
   const FragmentRounds::Fragment& f = rounds_.fragment(p);
-  const int64_t c = std::max(schedule_.next(p, merge_.slot(p, m).consumed),
-                             schedule_.round_step(p, f.round));
-  const uint64_t own = l.own_of(c);
-  core::SimTime& ready = rounds_.ready(p, m);
+  const ReadyStep& step = ready_step(p, m);
+  const int64_t c = step.c;
+  const uint64_t own = step.own;
+  core::SimTime ready = kNever;  // partitioned (its reports cannot arrive) or not running
   if (!reachable(l)) {
-    ready = kNever;  // partitioned from the syncer: its reports cannot arrive
   } else if (c <= l.sched_now()) {
     const auto made = l.time_of_own(own);
     ready = std::max(f.opened, made.value_or(f.opened));
   } else if (l.running()) {
     ready = l.time_of_own(own).value_or(kNever);
-  } else {
-    ready = kNever;
   }
+  rounds_.set_ready(p, m, ready);
+}
+
+// The key's inputs change at merges, rounds and clock jumps; a change of pace
+// (most learner changes) keeps the step and recomputes only its time.
+const DecoupledDilocoSyncer::ReadyStep& DecoupledDilocoSyncer::ready_step(uint32_t p, uint32_t m) {
+  ReadyStep& r = ready_steps_[size_t{p} * count_ + m];
+  const int64_t consumed = merge_.slot(p, m).consumed;
+  const uint64_t round = rounds_.fragment(p).round;
+  const DecoupledDilocoLearner& l = *learners_[m];
+  if (r.valid && r.consumed == consumed && r.round == round && r.version == l.clock_version()) {
+    return r;
+  }
+  r = {true, consumed, round, l.clock_version(),
+       std::max(schedule_.next(p, consumed), schedule_.round_step(p, round)), 0};
+  r.own = l.own_of(r.c);
+  return r;
 }
 
 // With "wait" a round that waited for reports that cannot come would stall
@@ -84,9 +99,14 @@ core::SimTime DecoupledDilocoSyncer::all_live_ready(uint32_t p) const {
 void DecoupledDilocoSyncer::reschedule(uint32_t p) {
   if (rounds_.stopped()) return;
   const FragmentRounds::Fragment& f = rounds_.fragment(p);
-  core::SimTime t = f.phase == Phase::kQuorum
-                        ? kth_earliest(rounds_.ready(p), quorum(p), scratch_)
-                        : std::min(f.quorum_at + f.grace, all_live_ready(p));
+  core::SimTime t;
+  if (f.phase == Phase::kGrace) {
+    t = std::min(f.quorum_at + f.grace, all_live_ready(p));
+  } else if (const uint32_t k = quorum(p); k == 1) {
+    t = rounds_.earliest(p);
+  } else {
+    t = kth_earliest(rounds_.ready(p), k, scratch_);
+  }
   if (t != kNever) t = std::max(t, now());
   schedule_at(p, t);
 }
@@ -197,6 +217,7 @@ void DecoupledDilocoSyncer::feed_loss(uint32_t p) {
 }
 
 void DecoupledDilocoSyncer::broadcast(uint32_t p, RoundRecord& rec) {
+  if (const auto t = transfers_.uniform_time(p)) return broadcast_in_site(p, *t, rec);
   transfers_.begin(p, true);
   for (const Contribution& k : merged_) transfers_.add(learners_[k.learner]->site());
   const core::Duration pull = transfers_.longest();
@@ -223,12 +244,27 @@ void DecoupledDilocoSyncer::broadcast(uint32_t p, RoundRecord& rec) {
   record_lateness(p);
 }
 
+// broadcast() with one site: every pull and broadcast takes `t`.
+void DecoupledDilocoSyncer::broadcast_in_site(uint32_t p, core::Duration t, RoundRecord& rec) {
+  const core::Duration pull = merged_.empty() ? core::Duration::zero() : t;
+  core::Duration slowest = core::Duration::zero();
+  const core::SimTime at = now() + pull + t;
+  for (uint32_t m = 0; m < count_; ++m) {
+    if (!learners_[m]->live()) continue;
+    slowest = t;
+    rounds_.sent(p, m, rec.round, at);
+    merge_.arrive(p, m, at);
+  }
+  rec.sync_time = pull + slowest;
+  record_lateness(p);
+}
+
 // A quorum member is owed the merged fragment by its sync point (tau own
 // steps after its report); later is late.
 void DecoupledDilocoSyncer::record_lateness(uint32_t p) {
   for (const Contribution& k : merged_) {
     const DecoupledDilocoLearner& l = *learners_[k.learner];
-    const std::vector<FragmentMerge::Arrival>& arrivals = merge_.slot(p, k.learner).arrivals;
+    const auto& arrivals = merge_.slot(p, k.learner).arrivals;
     if (!k.in_quorum || arrivals.empty() || !l.live()) continue;
     const auto due = l.time_of_own(k.own + config_.overlap_steps);
     const core::SimTime at = arrivals.back().at;

@@ -109,7 +109,20 @@ class DecoupledDilocoSyncer {
   static constexpr core::SimTime kNever = FragmentRounds::kNever;
   using Phase = FragmentRounds::Phase;
 
+  // The report of learner m that counts for fragment p's open round: its
+  // schedule step c (after the last one merged, of the open round or later)
+  // and own step, for the key it was derived from.
+  struct ReadyStep {
+    bool valid = false;
+    int64_t consumed = 0;  // key: the slot's last merged report,
+    uint64_t round = 0;    // the open round,
+    uint64_t version = 0;  // the learner's clock_version()
+    int64_t c = 0;
+    uint64_t own = 0;
+  };
+
   bool reachable(const DecoupledDilocoLearner& l) const { return transfers_.reachable(l.site()); }
+  const ReadyStep& ready_step(uint32_t p, uint32_t m);
   void update_ready(uint32_t p, uint32_t m);
   uint32_t quorum(uint32_t p) const;
   core::SimTime all_live_ready(uint32_t p) const;
@@ -122,6 +135,7 @@ class DecoupledDilocoSyncer {
   void open_next(uint32_t p);
   // Pull and broadcast: arrivals, deliveries, lateness and rec.sync_time.
   void broadcast(uint32_t p, RoundRecord& rec);
+  void broadcast_in_site(uint32_t p, core::Duration t, RoundRecord& rec);
   void record_lateness(uint32_t p);
   void feed_loss(uint32_t p);
   void jump_lagging();
@@ -167,6 +181,7 @@ class DecoupledDilocoSyncer {
   int64_t clock_ = 0;
   SyncerStats stats_;
   std::function<void(const RoundRecord&)> observer_;
+  std::vector<ReadyStep> ready_steps_;   // per fragment and learner
   std::vector<core::SimTime> scratch_;  // kth_earliest's work space
   std::vector<Contribution> merged_;    // of the round being merged
   std::vector<uint32_t> receivers_;     // broadcast()'s work space

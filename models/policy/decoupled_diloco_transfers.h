@@ -36,6 +36,12 @@ class FragmentTransfers {
   // (the largest fragment's pull plus its broadcast, both inside the site).
   // nullopt with several sites (WAN flows share links).
   std::optional<core::Duration> delivery_bound() const { return delivery_bound_; }
+  // With one site every flow of fragment p takes the same time (inside the
+  // site, nothing partitioned, no WAN bytes): that time; nullopt otherwise.
+  std::optional<core::Duration> uniform_time(uint32_t p) const {
+    if (!one_site_) return std::nullopt;
+    return intra_time_[p];
+  }
   // The syncer can exchange fragments with a learner at `site` (no partition
   // between). Asked for every learner at every round: inline.
   bool reachable(cluster::SiteId site) const {

@@ -4,6 +4,7 @@
 // contributions of a learner with a known clock.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -13,6 +14,8 @@
 #include "models/policy/decoupled_diloco_schedule.h"
 #include "models/policy/decoupled_diloco_stats.h"
 #include "models/policy/decoupled_diloco_transfers.h"
+#include "models/policy/fixed_list.h"
+#include "sim/core/rng.h"
 #include "tests/support/harness.h"
 
 namespace goodsim::models::policy {
@@ -72,6 +75,33 @@ TEST_CASE("fragment schedule: the next report of any fragment against a brute-fo
         CHECK(p == best_p);
         CHECK(s.round_step(p, n) == best);
       }
+    }
+  }
+}
+
+TEST_CASE("fragment schedule: the multiplying divider against division", "[models][decoupled]") {
+  core::Rng rng = core::Rng::for_stream(11, "test/divider");
+  const std::vector<uint64_t> divisors = {1, 2, 3, 7, 24, 25, 64, 1000, 65537, 4294967291ULL,
+                                          UINT32_MAX, uint64_t{UINT32_MAX} + 1, 1ULL << 40};
+  for (const uint64_t h : divisors) {
+    const FloorDivider div(h);
+    const auto hh = static_cast<int64_t>(h);
+    // Edges of the multiplying range, then random 32-bit values, then any.
+    std::vector<int64_t> as = {0, 1, hh - 1, hh, hh + 1, int64_t{UINT32_MAX} - 1,
+                               int64_t{UINT32_MAX}, int64_t{UINT32_MAX} + 1, -1, -hh, -hh - 1};
+    for (int i = 0; i < 20000; ++i) as.push_back(static_cast<int64_t>(rng.below(1ULL << 32)));
+    for (int i = 0; i < 2000; ++i) as.push_back(static_cast<int64_t>(rng.next_u64() >> 2) - (1LL << 61));
+    for (const int64_t a : as) {
+      INFO("a " << a << " h " << h);
+      REQUIRE(div(a) == floor_div(a, hh));
+    }
+  }
+  // latest() and next() of the schedule against the reference functions.
+  const FragmentSchedule s(5, 24);
+  for (int64_t c = -60; c < 5000; c += 7) {
+    for (uint32_t p = 0; p < 5; ++p) {
+      CHECK(s.latest(p, c) == latest_report(c, s.offset(p), 24));
+      CHECK(s.next(p, c) == next_report(c, s.offset(p), 24));
     }
   }
 }
@@ -152,6 +182,38 @@ TEST_CASE("quorum: the k-th earliest report and the grace window by hand",
   CHECK(g.window() == Duration::zero());
 }
 
+TEST_CASE("rounds: the earliest report follows every change, against a scan",
+          "[models][decoupled]") {
+  FragmentRounds r;
+  r.start(std::vector<uint64_t>{1, 0, 0}, 5, at_s(0), false);
+  core::Rng rng = core::Rng::for_stream(7, "test/earliest");
+  for (int i = 0; i < 4000; ++i) {
+    const auto p = static_cast<uint32_t>(rng.below(3));
+    const auto m = static_cast<uint32_t>(rng.below(5));
+    // Ties and "never" are frequent: few distinct times.
+    const uint64_t v = rng.below(7);
+    r.set_ready(p, m, v == 6 ? SimTime::max() : at_s(static_cast<double>(v)));
+    if (i % 500 == 499) r.shift(1, Duration::seconds(3), std::vector<uint8_t>(15, 1));
+    const std::span<const SimTime> row = r.ready(p);
+    REQUIRE(r.earliest(p) == *std::min_element(row.begin(), row.end()));
+  }
+}
+
+TEST_CASE("fixed list: keeps the newest N, oldest first", "[models][decoupled]") {
+  FixedList<int, 3> l;
+  CHECK(l.empty());
+  for (int i = 1; i <= 5; ++i) l.push_back(i);
+  CHECK(std::vector<int>(l.begin(), l.end()) == std::vector<int>{3, 4, 5});
+  CHECK(l.full());
+  l.erase_front(2);
+  CHECK(std::vector<int>(l.begin(), l.end()) == std::vector<int>{5});
+  l.push_back(6);
+  l.truncate(1);
+  CHECK(l.back() == 5);
+  l.pop_back();
+  CHECK(l.empty());
+}
+
 TEST_CASE("rounds: merge times and deliveries as published", "[models][decoupled]") {
   FragmentRounds r;
   const std::vector<uint64_t> first = {1, 0};
@@ -188,7 +250,7 @@ TEST_CASE("rounds: merge times and deliveries as published", "[models][decoupled
 TEST_CASE("rounds: a period's shift is recognised, and only it", "[models][decoupled]") {
   FragmentRounds a;
   a.start(std::vector<uint64_t>{1}, 2, at_s(0), false);
-  a.ready(0, 0) = at_s(3);
+  a.set_ready(0, 0, at_s(3));
   a.sent(0, 0, 0, at_s(1));
   a.fragment(0).event_time = at_s(3);
   FragmentRounds b = a;
