@@ -58,10 +58,6 @@ double gamma_unit(core::Rng& rng, double a) {
   }
 }
 
-WeibullFailures::WeibullFailures(WeibullFailuresConfig config, std::string stream)
-    : OutageInjector(std::move(stream), config.repair_time, config.causes),
-      config_(std::move(config)) {}
-
 double WeibullFailures::lifetime_s(cluster::ChipId chip) {
   const double scale = lemons_.contains(chip) ? config_.scale_s / config_.lemon_multiplier
                                               : config_.scale_s;
@@ -133,11 +129,11 @@ void WeibullFailures::arm() {
 
 
 // One clock event per failure and one repair; a lifetime heap entry per chip.
-ResourceUse WeibullFailures::expected_use(const cluster::Layout& layout,
-                                          core::Duration horizon) const {
+ResourceUse WeibullFailuresConfig::expected_use(const cluster::Layout& layout,
+                                                core::Duration horizon) const {
   const auto chips = static_cast<double>(layout.chips());
-  const double f = config_.lemon_fraction;
-  const double rate = chips * (1 - f + f * config_.lemon_multiplier) / config_.mtbf_s();
+  const double f = lemon_fraction;
+  const double rate = chips * (1 - f + f * lemon_multiplier) / mtbf_s();
   return {2 * rate * horizon.seconds_f() + 1,
           chips * sizeof(LifetimeHeap::Entry) + LemonSet::bytes_for(layout.chips(), f)};
 }
