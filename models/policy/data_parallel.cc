@@ -1,6 +1,7 @@
 #include "models/policy/data_parallel.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "models/enum_choice.h"
@@ -79,14 +80,9 @@ void DataParallel::start(RunContext& ctx) {
 }
 
 const char* DataParallel::state_name(State s) {
-  switch (s) {
-    case State::kRunning: return "training";
-    case State::kCheckpoint: return "checkpoint";
-    case State::kWaiting: return "waiting";
-    case State::kRestarting: return "restart";
-    case State::kDone: return "done";
-  }
-  return "?";
+  static constexpr std::array<const char*, kStateCount> kNames = {
+      "training", "checkpoint", "waiting", "restart", "done"};  // in State order
+  return kNames.at(static_cast<size_t>(s));
 }
 
 void DataParallel::enter(State s) {
