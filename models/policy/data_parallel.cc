@@ -249,10 +249,6 @@ void DataParallel::on_restart_done() {
   begin_running();
 }
 
-void DataParallel::on_network_change() { repace(); }
-
-void DataParallel::on_slowdown_change(const cluster::SlowdownChange&) { repace(); }
-
 void DataParallel::repace() {
   if (state_ != State::kRunning) return;
   ledger_.advance(now());
@@ -425,14 +421,12 @@ void DataParallel::flush_loss(core::SimTime t) {
   report_to_loss(perfect ? clock_.steps(t) : committed_.steps);
 }
 
-void DataParallel::finish(core::SimTime end) {
+void DataParallel::settle(core::SimTime end) {
   if (clock_.running()) {
     wan_.close(clock_.steps(end));
     clock_.stop(end);
   }
   report_to_loss(clock_.steps(end));  // the run ends with the live model
-  ledger_.advance(end);
-  outages_.finish(end);
 }
 
 Progress DataParallel::progress(core::SimTime t) const {
