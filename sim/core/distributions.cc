@@ -41,6 +41,16 @@ class ParamCheck {
     if (!std::isfinite(v)) fail(std::string(name) + " must be finite", v);
     return *this;
   }
+  // `name` = v must not be below the parameter `bound_name` = bound.
+  const ParamCheck& at_least(std::string_view name, double v, std::string_view bound_name,
+                             double bound) const {
+    if (v < bound) {
+      fail(std::string(name) + " must be >= " + std::string(bound_name) + " (" +
+               std::string(bound_name) + "=" + format_number(bound) + ")",
+           v);
+    }
+    return *this;
+  }
 
  private:
   std::string_view dist_;
@@ -235,9 +245,7 @@ Distribution Distribution::fixed(double value) {
 }
 
 Distribution Distribution::uniform(double lo, double hi) {
-  const ParamCheck check("uniform");
-  check.non_negative("lo", lo).finite("hi", hi);
-  if (hi < lo) check.fail("hi must be >= lo (lo=" + format_number(lo) + ")", hi);
+  ParamCheck("uniform").non_negative("lo", lo).finite("hi", hi).at_least("hi", hi, "lo", lo);
   return Distribution(Kind::kUniform, lo, hi, 0.0, 0.5 * (lo + hi));
 }
 
