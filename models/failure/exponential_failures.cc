@@ -29,7 +29,7 @@ ExponentialFailuresConfig ExponentialFailuresConfig::from_json(scenario::ObjectR
 void ExponentialFailures::start(RunContext& ctx) {
   bind(ctx);
   const uint64_t chips = ctx.layout().chips();
-  if (config_.lemon_fraction > 0) lemons_ = LemonSet::choose(*rng_, chips, config_.lemon_fraction);
+  choose_lemons();
   const double mtbf_s = config_.mtbf.seconds_f();
   const uint64_t normal = chips - lemons_.size();
   if (normal > 0) mean_gap_s_[kNormal] = mtbf_s / static_cast<double>(normal);

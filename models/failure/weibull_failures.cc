@@ -78,7 +78,7 @@ int64_t WeibullFailures::end_of_life_ns(double lifetime_s) const {
 void WeibullFailures::start(RunContext& ctx) {
   bind(ctx);
   const uint64_t chips = ctx.layout().chips();
-  if (config_.lemon_fraction > 0) lemons_ = LemonSet::choose(*rng_, chips, config_.lemon_fraction);
+  choose_lemons();
   std::vector<LifetimeHeap::Entry> entries(chips);
   for (uint64_t c = 0; c < chips; ++c) {
     const auto chip = static_cast<cluster::ChipId>(c);

@@ -42,9 +42,8 @@
 #include <string>
 
 #include "models/failure/cause_mix.h"
-#include "models/failure/lemon_set.h"
+#include "models/failure/lemon_injector.h"
 #include "models/failure/lifetime_heap.h"
-#include "models/failure/outage_injector.h"
 #include "sim/core/distributions.h"
 #include "sim/scenario/reader.h"
 
@@ -70,11 +69,10 @@ struct WeibullFailuresConfig {
 // Gamma(a + 1) * U^(1/a)). REQUIRES: a > 0.
 double gamma_unit(core::Rng& rng, double a);
 
-class WeibullFailures : public OutageInjector<WeibullFailuresConfig> {
+class WeibullFailures : public LemonInjector<WeibullFailuresConfig> {
  public:
-  using OutageInjector::OutageInjector;
+  using LemonInjector::LemonInjector;
   void start(RunContext& ctx) override;
-  const LemonSet& lemons() const { return lemons_; }
   // Lifetime ends that hit a chip already down from another outage.
   uint64_t preempted() const { return preempted_; }
 
@@ -86,7 +84,6 @@ class WeibullFailures : public OutageInjector<WeibullFailuresConfig> {
   void on_repaired(cluster::ChipId chip);
   void arm();
 
-  LemonSet lemons_;
   LifetimeHeap heap_;
   core::HandlerId clock_handler_ = 0;
   bool pending_ = false;
