@@ -222,17 +222,26 @@ def load_chaos_actions(run_dir):
     return actions
 
 
+def exit_status(prefix, body):
+    """Runs body(), a script's work, and returns its exit status: body's result, or 2
+    after printing an InputError on stderr as prefix + message."""
+    try:
+        return body()
+    except InputError as e:
+        print(f"{prefix}{e}", file=sys.stderr)
+        return 2
+
+
 def plot_script_main(argv, name, description, what, make_plots):
     """The command line shared by the plot scripts: DIR [--out PLOTDIR]."""
     parser = argparse.ArgumentParser(prog=name, description=description)
     parser.add_argument("dir", help=f"a goodsim {what} output directory")
     parser.add_argument("--out", help="where to write the plots (default DIR/plots)")
     args = parser.parse_args(argv)
-    try:
+
+    def plot():
         written = make_plots(args.dir, args.out or os.path.join(args.dir, "plots"))
-    except InputError as e:
-        print(f"{name}: error: {e}", file=sys.stderr)
-        return 2
-    for path in written:
-        print(path)
-    return 0
+        for path in written:
+            print(path)
+        return 0
+    return exit_status(f"{name}: error: ", plot)

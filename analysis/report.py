@@ -28,7 +28,7 @@ except ImportError as missing:
 
 import report_results  # noqa: E402
 import report_sections  # noqa: E402
-from goodsim_io import InputError  # noqa: E402
+from goodsim_io import InputError, exit_status  # noqa: E402
 
 STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1200px}"
          "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;"
@@ -115,11 +115,12 @@ def main(argv):
     args = parser.parse_args(argv)
     out = args.out or os.path.join(args.dir, "report.html")
     command = "goodsim report " + " ".join(shlex.quote(a) for a in argv)
-    try:
-        page = build_report(args.dir, command)
-    except InputError as e:
-        print(f"report: error: {e}", file=sys.stderr)
-        return 2
+    return exit_status("report: error: ", lambda: write_report(args.dir, out, command))
+
+
+def write_report(directory, out, command):
+    """Builds the report of `directory` and writes it to `out`: the exit status."""
+    page = build_report(directory, command)
     tmp = out + ".tmp"
     try:
         with open(tmp, "w", encoding="utf-8") as f:

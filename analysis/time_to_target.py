@@ -25,7 +25,7 @@ import re
 import statistics
 import sys
 
-from goodsim_io import InputError, load_summary
+from goodsim_io import InputError, exit_status, load_summary
 
 # t(0.975, df) for df = 1..30; beyond, a Cornish-Fisher expansion around the normal quantile.
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
@@ -143,13 +143,11 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir", help="goodsim run directory (summary.json or seed-*/summary.json)")
     args = parser.parse_args(argv)
-    try:
-        rows = relative_times(load_runs(args.dir))
-    except InputError as e:
-        print(f"time_to_target.py: {e}", file=sys.stderr)
-        return 2
-    print_tables(rows)
-    return 0
+
+    def report():
+        print_tables(relative_times(load_runs(args.dir)))
+        return 0
+    return exit_status("time_to_target.py: ", report)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,24 @@ using goodsim::app::sweep::CheckOptions;
 using goodsim::app::sweep::MergeOptions;
 using goodsim::app::sweep::SweepOptions;
 
+// --jobs,-j J: runs in parallel, 1 to kMaxJobs.
+template <class T>
+void add_jobs(CLI::App& cmd, T& jobs,
+              const std::string& help = "Runs in parallel (default: number of cores)") {
+  cmd.add_option("--jobs,-j", jobs, help)->check(CLI::Range(1u, goodsim::app::sweep::kMaxJobs));
+}
+
+// --seeds N: a count of at least 1.
+template <class T>
+void add_seeds(CLI::App& cmd, T& seeds, const std::string& help) {
+  cmd.add_option("--seeds", seeds, help)->check(goodsim::cli::count_validator());
+}
+
+// --set PATH=VALUE, repeatable: one scenario override per occurrence.
+void add_sets(CLI::App& cmd, std::vector<std::string>& sets, const std::string& help) {
+  cmd.add_option("--set", sets, help)->allow_extra_args(false);
+}
+
 void add_limits(CLI::App& cmd, goodsim::app::LimitOptions& opt) {
   cmd.add_option("--max-memory", opt.max_memory,
                  "Refuse a scenario whose estimated memory exceeds this (default 8GiB)");
@@ -60,13 +78,11 @@ void add_run(CLI::App& app, RunOptions& opt) {
   run->add_flag("--quiet,-q", opt.quiet, "Do not print the comparison table");
   run->add_flag("--verbose,-v", opt.verbose, "Also print, per policy, the events executed, the "
                                              "wall-clock time and the events per second");
-  run->add_option("--seeds", opt.seeds, "Replications: the seed and the next N-1, each written "
-                                        "to DIR/seed-<seed>/; the table shows means and 95% CIs")
-      ->check(goodsim::cli::count_validator());
-  run->add_option("--jobs,-j", opt.jobs, "Policies simulated in parallel, or with --seeds the "
-                                         "replications (default: cores, as many as "
-                                         "--max-memory holds); outputs do not depend on it")
-      ->check(CLI::Range(1u, goodsim::app::sweep::kMaxJobs));
+  add_seeds(*run, opt.seeds, "Replications: the seed and the next N-1, each written "
+                             "to DIR/seed-<seed>/; the table shows means and 95% CIs");
+  add_jobs(*run, opt.jobs, "Policies simulated in parallel, or with --seeds the "
+                           "replications (default: cores, as many as "
+                           "--max-memory holds); outputs do not depend on it");
   add_limits(*run, opt.limits);
 }
 
@@ -77,13 +93,10 @@ void add_sweep(CLI::App& app, SweepOptions& opt) {
   s->add_option("--vary", opt.vary, "PATH=v1,v2,... | PATH=lin:A..B:N | PATH=log:A..B:N[:int]; "
                                     "one grid axis per --vary (first = outermost)")
       ->allow_extra_args(false);
-  s->add_option("--set", opt.sets, "Override a scenario key before --vary (as in run)")
-      ->allow_extra_args(false);
-  s->add_option("--seeds", opt.seeds, "Seeds per grid point: the scenario's seed and the next "
-                                      "N-1 (default 10; initial count with --ci-target)")
-      ->check(goodsim::cli::count_validator());
-  s->add_option("--jobs,-j", opt.jobs, "Runs in parallel (default: number of cores)")
-      ->check(CLI::Range(1u, goodsim::app::sweep::kMaxJobs));
+  add_sets(*s, opt.sets, "Override a scenario key before --vary (as in run)");
+  add_seeds(*s, opt.seeds, "Seeds per grid point: the scenario's seed and the next "
+                           "N-1 (default 10; initial count with --ci-target)");
+  add_jobs(*s, opt.jobs);
   s->add_option("--out", opt.out_dir, "Output directory (default: out/<scenario name>-sweep)");
   s->add_option("--ci-target", opt.ci_target, "Add seeds until every policy's goodput 95% CI "
                                               "half-width is below this, per grid point");
@@ -108,14 +121,12 @@ void add_solve(CLI::App& app, goodsim::app::solve::SolveOptions& opt) {
   s->add_option("--objective", opt.objective, "Minimise (--maximize: maximise) this metric's "
                                               "mean over the values meeting the requirements");
   s->add_option("--confidence", opt.confidence, "Level of the one-sided bounds (default 0.95)");
-  s->add_option("--seeds", opt.seeds, "Fixed seeds per value (default: --auto-seeds)")
-      ->check(goodsim::cli::count_validator());
+  add_seeds(*s, opt.seeds, "Fixed seeds per value (default: --auto-seeds)");
   s->add_flag("--auto-seeds", [&opt](int64_t) { opt.seeds.reset(); },
               "Start at 8 seeds and double near the boundary up to --max-seeds (default)");
   s->add_option("--max-seeds", opt.max_seeds, "Seed budget per value (default 64)");
-  s->add_option("--set", opt.sets, "Override a scenario key first (as in run)")->allow_extra_args(false);
-  s->add_option("--jobs,-j", opt.jobs, "Runs in parallel (default: number of cores)")
-      ->check(CLI::Range(1u, goodsim::app::sweep::kMaxJobs));
+  add_sets(*s, opt.sets, "Override a scenario key first (as in run)");
+  add_jobs(*s, opt.jobs);
   s->add_option("--out", opt.out_dir, "Output directory (default: out/<scenario name>-solve)");
   s->add_flag("--quiet,-q", opt.quiet, "No per-value progress lines");
 }
@@ -133,18 +144,15 @@ void add_check(CLI::App& app, CheckOptions& opt) {
                                             "on a regression (CI)");
   c->add_option("scenarios", opt.scenarios, "Scenario JSON files")->required();
   c->add_option("--baseline", opt.baseline, "Baseline JSON file")->required();
-  c->add_option("--seeds", opt.seeds, "Seeds per scenario (default: the baseline's, else 5)")
-      ->check(goodsim::cli::count_validator());
+  add_seeds(*c, opt.seeds, "Seeds per scenario (default: the baseline's, else 5)");
   c->add_option("--tolerance", opt.tolerances, "Absolute worsening allowed: X for every metric, "
                                                "or METRIC=X (replaces the statistical rule)")
       ->allow_extra_args(false);
   c->add_option("--metric", opt.metrics, "With --update: metrics to record (default: those "
                                          "already recorded, else goodput,uptime)")
       ->allow_extra_args(false);
-  c->add_option("--set", opt.sets, "Override a key of every scenario (as in run)")
-      ->allow_extra_args(false);
-  c->add_option("--jobs,-j", opt.jobs, "Runs in parallel (default: number of cores)")
-      ->check(CLI::Range(1u, goodsim::app::sweep::kMaxJobs));
+  add_sets(*c, opt.sets, "Override a key of every scenario (as in run)");
+  add_jobs(*c, opt.jobs);
   c->add_flag("--update", opt.update, "Record the baseline (atomically) instead of checking");
   c->add_flag("--allow-unpaired", opt.allow_unpaired,
               "Compare, with a warning, when the seeds differ from the baseline's (default: "
@@ -169,8 +177,7 @@ void add_bandwidth(CLI::App& app, BandwidthOptions& opt) {
       ->delimiter(',');
   b->add_option("--seed", opt.seed, "Seed (overrides the scenario's seed)")
       ->check(goodsim::cli::seed_validator());
-  b->add_option("--set", opt.sets, "Override a scenario key first (as in run)")
-      ->allow_extra_args(false);
+  add_sets(*b, opt.sets, "Override a scenario key first (as in run)");
 }
 
 struct Options {
@@ -270,13 +277,11 @@ void add_calibrate(CLI::App& app, goodsim::app::calibrate::CalibrateOptions& opt
                 "Observations: CSV (set,policy,metric,value,"
                 "uncertainty) or JSON")
       ->required();
-  c->add_option("--set", opt.sets, "Override a scenario key first (as in run)")
-      ->allow_extra_args(false);
+  add_sets(*c, opt.sets, "Override a scenario key first (as in run)");
   c->add_option("--seeds", opt.seeds,
                 "Seeds per evaluation, the same for every candidate "
                 "(default 4)");
-  c->add_option("--jobs,-j", opt.jobs, "Runs in parallel (default: number of cores)")
-      ->check(CLI::Range(1u, goodsim::app::sweep::kMaxJobs));
+  add_jobs(*c, opt.jobs);
   c->add_option("--restarts", opt.restarts, "Starts after the range's centre (default 2)");
   c->add_option("--out", opt.out_dir, "Output directory (default: out/<scenario name>-calibrate)");
   c->add_option("--choose", opt.chooses,

@@ -86,24 +86,23 @@ ResourceEstimate measure_events(const PreparedScenario& p, ResourceEstimate esti
 
 void enforce_limits(PreparedScenario& prepared, const ResourceEstimate& estimate,
                     const ResourceLimits& limits) {
-  const std::string file = prepared.scenario.file ? *prepared.scenario.file : "";
+  const auto refuse = [&](const std::string& message) {
+    throw scenario::ScenarioError(prepared.scenario.file ? *prepared.scenario.file : "", "",
+                                  message);
+  };
   // Written as !(x <= limit) so that a NaN estimate is refused too.
   if (!(estimate.events <= limits.max_events)) {
-    throw scenario::ScenarioError(
-        file, "",
-        fmt::format("the run would execute about {:.3g} events ({:.3g} per policy), more than "
-                    "--max-events {:.3g}; shorten the horizon, lower the failure or straggler "
-                    "rates, or raise --max-events",
-                    estimate.events, estimate.events_per_run, limits.max_events));
+    refuse(fmt::format("the run would execute about {:.3g} events ({:.3g} per policy), more "
+                       "than --max-events {:.3g}; shorten the horizon, lower the failure or "
+                       "straggler rates, or raise --max-events",
+                       estimate.events, estimate.events_per_run, limits.max_events));
   }
   if (!(estimate.bytes <= limits.max_bytes)) {
-    throw scenario::ScenarioError(
-        file, "",
-        fmt::format("the run would need about {} of memory for its per-chip and per-slice "
-                    "tables, more than --max-memory {}; use fewer chips or slices (larger "
-                    "chips_per_host or hosts_per_slice), or raise --max-memory",
-                    scenario::format_bytes(estimate.bytes),
-                    scenario::format_bytes(limits.max_bytes)));
+    refuse(fmt::format("the run would need about {} of memory for its per-chip and per-slice "
+                       "tables, more than --max-memory {}; use fewer chips or slices (larger "
+                       "chips_per_host or hosts_per_slice), or raise --max-memory",
+                       scenario::format_bytes(estimate.bytes),
+                       scenario::format_bytes(limits.max_bytes)));
   }
   prepared.max_events = static_cast<uint64_t>(std::min(limits.max_events, 1.8e19));
 }

@@ -2,10 +2,9 @@
 // the name of its own RNG stream, and, once its run starts, that run's
 // context and the stream's generator.
 //
-// A model derives from StreamModel<FailureInjector> or
-// StreamModel<StragglerModel>, passes its stream name (unique within a
-// scenario: "<list key>.<entry name>") to the constructor, and calls bind()
-// first in start(). Its handlers are named "<stream>.<suffix>", so two models
+// A model derives from it through ConfiguredModel (configured_model.h), which
+// passes the stream name (unique within a scenario: "<list key>.<entry
+// name>"), and calls bind() first in start(). Its handlers are named "<stream>.<suffix>", so two models
 // never share a handler name. The RunContext outlives the run; a started model
 // is not copied (its handlers capture `this`).
 #pragma once

@@ -11,20 +11,25 @@
 
 namespace goodsim::python {
 
+// The conventions of every binding file: `py::` for pybind11, and its
+// literals ("name"_a for keyword arguments).
+namespace py = pybind11;
+using namespace pybind11::literals;
+
 // ScenarioError (a ValueError with .file, .path and .message).
-void register_errors(pybind11::module_& m);
+void register_errors(py::module_& m);
 // Scenario and load().
-void register_scenario(pybind11::module_& m);
+void register_scenario(py::module_& m);
 // run(): one seed, every policy.
-void register_run(pybind11::module_& m);
+void register_run(py::module_& m);
 // sweep(): a grid x seeds, the three tables as CSV text.
-void register_sweep(pybind11::module_& m);
+void register_sweep(py::module_& m);
 // models(): the model catalogue.
-void register_models(pybind11::module_& m);
+void register_models(py::module_& m);
 
 // A JSON text as the Python value json.loads() makes of it (values.cc).
-pybind11::object json_to_python(const std::string& text);
+py::object json_to_python(const std::string& text);
 // None for an empty string, else the string (values.cc).
-pybind11::object none_if_empty(const std::string& s);
+py::object none_if_empty(const std::string& s);
 
 }  // namespace goodsim::python

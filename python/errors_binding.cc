@@ -8,8 +8,6 @@
 
 namespace goodsim::python {
 
-namespace py = pybind11;
-
 namespace {
 
 constexpr const char* kDoc =

@@ -7,9 +7,6 @@
 
 namespace goodsim::python {
 
-namespace py = pybind11;
-using namespace pybind11::literals;
-
 namespace {
 
 py::dict param_dict(const scenario::ParamDoc& d) {

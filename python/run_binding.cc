@@ -17,16 +17,7 @@
 
 namespace goodsim::python {
 
-namespace py = pybind11;
-using namespace pybind11::literals;
-
 namespace {
-
-constexpr const char* kRunDoc =
-    "Runs every policy of `scenario` for `seed` (default: the scenario's) and returns\n"
-    "{'summary': JSON text of summary.json, 'timeseries': {column: numpy array}}.\n"
-    "trace: a path to write the timeline to (gzip when it ends in .gz), or None.\n"
-    "Ctrl-C stops the run after the policy in progress and raises KeyboardInterrupt.";
 
 // The rows of every policy's series, in timeseries.csv order, as one column.
 template <class T, class Get>
@@ -91,6 +82,12 @@ py::dict run(const ScenarioHandle& s, std::optional<uint64_t> seed,
 }
 
 }  // namespace
+
+constexpr const char* kRunDoc =
+    "Runs every policy of `scenario` for `seed` (default: the scenario's) and returns\n"
+    "{'summary': JSON text of summary.json, 'timeseries': {column: numpy array}}.\n"
+    "trace: a path to write the timeline to (gzip when it ends in .gz), or None.\n"
+    "Ctrl-C stops the run after the policy in progress and raises KeyboardInterrupt.";
 
 void register_run(py::module_& m) {
   m.def("run", &run, kRunDoc, "scenario"_a, "seed"_a = py::none(), "trace"_a = py::none());

@@ -8,10 +8,16 @@
 
 namespace goodsim::python {
 
-namespace py = pybind11;
-using namespace pybind11::literals;
-
 namespace {
+
+std::string describe(const ScenarioHandle& s) {
+  const models::PreparedScenario& p = s.prepared();
+  return "<goodsim.Scenario '" + p.scenario.name + "' from " + s.source().label + ": " +
+         std::to_string(p.layout.chips()) + " chips, " + std::to_string(p.policies.size()) +
+         " policies, horizon " + scenario::format_duration(p.scenario.horizon) + ">";
+}
+
+}  // namespace
 
 constexpr const char* kScenarioDoc =
     "A validated scenario, ready to run: made by goodsim.load(), read-only.\n\n"
@@ -22,15 +28,6 @@ constexpr const char* kLoadDoc =
     "Loads and validates a scenario (see goodsim.load, which wraps this).\n\n"
     "source: a file path when is_file, else a JSON document as text; label: the name\n"
     "errors give a document; overrides: 'path=value' strings, as `goodsim run --set`.";
-
-std::string describe(const ScenarioHandle& s) {
-  const models::PreparedScenario& p = s.prepared();
-  return "<goodsim.Scenario '" + p.scenario.name + "' from " + s.source().label + ": " +
-         std::to_string(p.layout.chips()) + " chips, " + std::to_string(p.policies.size()) +
-         " policies, horizon " + scenario::format_duration(p.scenario.horizon) + ">";
-}
-
-}  // namespace
 
 void register_scenario(py::module_& m) {
   py::class_<ScenarioHandle>(m, "Scenario", kScenarioDoc)

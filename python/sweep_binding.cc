@@ -14,17 +14,7 @@
 
 namespace goodsim::python {
 
-namespace py = pybind11;
-using namespace pybind11::literals;
-
 namespace {
-
-constexpr const char* kSweepDoc =
-    "Runs a sweep of `scenario` in memory and returns (results_csv, summary_csv,\n"
-    "paired_csv): the text `goodsim sweep` writes to its three files. vary: 'PATH=VALUES'\n"
-    "strings as --vary takes them; seeds, ci_target, max_seeds: as --seeds, --ci-target,\n"
-    "--max-seeds; jobs: worker threads (0: one per core). Ctrl-C stops starting runs,\n"
-    "waits for those in progress and raises KeyboardInterrupt.";
 
 py::tuple sweep(const ScenarioHandle& s, const std::vector<std::string>& vary, size_t seeds,
                 unsigned jobs, std::optional<double> ci_target, std::optional<size_t> max_seeds) {
@@ -45,6 +35,13 @@ py::tuple sweep(const ScenarioHandle& s, const std::vector<std::string>& vary, s
 }
 
 }  // namespace
+
+constexpr const char* kSweepDoc =
+    "Runs a sweep of `scenario` in memory and returns (results_csv, summary_csv,\n"
+    "paired_csv): the text `goodsim sweep` writes to its three files. vary: 'PATH=VALUES'\n"
+    "strings as --vary takes them; seeds, ci_target, max_seeds: as --seeds, --ci-target,\n"
+    "--max-seeds; jobs: worker threads (0: one per core). Ctrl-C stops starting runs,\n"
+    "waits for those in progress and raises KeyboardInterrupt.";
 
 void register_sweep(py::module_& m) {
   m.def("sweep", &sweep, kSweepDoc, "scenario"_a, "vary"_a, "seeds"_a, "jobs"_a,

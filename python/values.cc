@@ -3,8 +3,6 @@
 
 namespace goodsim::python {
 
-namespace py = pybind11;
-
 py::object json_to_python(const std::string& text) {
   return py::module_::import("json").attr("loads")(text);
 }

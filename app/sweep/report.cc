@@ -50,19 +50,20 @@ std::string signed_with_ci(const Estimate& e) {
   return fmt::format("{}{}", e.n > 0 && e.mean >= 0 ? "+" : "", with_ci(e));
 }
 
-}  // namespace
-
-std::string summary_csv(const SweepOutcome& o) {
-  std::string out = header(o.table, {"policy", "type", "metric"},
-                           {"n", "mean", "sd", "ci95", "ci95_lo", "ci95_hi"});
+// One row per point, policy i >= first and metric: the point's columns, the
+// policy, `second(point, i)` (its type, or its baseline), the metric's name and
+// the fields of the estimate `estimate_of(p, i, m)` (differences when paired).
+template <class Second, class EstimateOf>
+std::string metric_rows(const SweepOutcome& o, size_t first, bool paired, Second second,
+                        EstimateOf estimate_of) {
+  std::string out;
   for (size_t p = 0; p < o.table.points.size(); ++p) {
     const SweepTable::Point& point = o.table.points[p];
-    for (size_t i = 0; i < point.policies.size(); ++i) {
+    for (size_t i = first; i < point.policies.size(); ++i) {
       for (size_t m = 0; m < kMetricCount; ++m) {
         std::vector<std::string> f = point_head(o.table, p);
-        f.insert(f.end(), {point.policies[i], point.types[i], std::string(kMetrics[m].name)});
-        const auto e = estimate(present(o.results[p]->metric(i, m, o.seeds[p])));
-        const auto stats = estimate_fields(e, m, false);
+        f.insert(f.end(), {point.policies[i], second(point, i), std::string(kMetrics[m].name)});
+        const auto stats = estimate_fields(estimate_of(p, i, m), m, paired);
         f.insert(f.end(), stats.begin(), stats.end());
         out += csv_join(f) + "\n";
       }
@@ -71,24 +72,27 @@ std::string summary_csv(const SweepOutcome& o) {
   return out;
 }
 
+}  // namespace
+
+std::string summary_csv(const SweepOutcome& o) {
+  return header(o.table, {"policy", "type", "metric"},
+                {"n", "mean", "sd", "ci95", "ci95_lo", "ci95_hi"}) +
+         metric_rows(
+             o, 0, false, [](const SweepTable::Point& point, size_t i) { return point.types[i]; },
+             [&](size_t p, size_t i, size_t m) {
+               return estimate(present(o.results[p]->metric(i, m, o.seeds[p])));
+             });
+}
+
 std::string paired_csv(const SweepOutcome& o) {
-  std::string out = header(o.table, {"policy", "baseline", "metric"},
-                           {"n", "mean_diff", "sd_diff", "ci95", "ci95_lo", "ci95_hi"});
-  for (size_t p = 0; p < o.table.points.size(); ++p) {
-    const SweepTable::Point& point = o.table.points[p];
-    for (size_t i = 1; i < point.policies.size(); ++i) {
-      for (size_t m = 0; m < kMetricCount; ++m) {
-        std::vector<std::string> f = point_head(o.table, p);
-        f.insert(f.end(), {point.policies[i], point.policies[0], std::string(kMetrics[m].name)});
-        const auto e = paired_difference(o.results[p]->metric(0, m, o.seeds[p]),
-                                         o.results[p]->metric(i, m, o.seeds[p]));
-        const auto stats = estimate_fields(e, m, true);
-        f.insert(f.end(), stats.begin(), stats.end());
-        out += csv_join(f) + "\n";
-      }
-    }
-  }
-  return out;
+  return header(o.table, {"policy", "baseline", "metric"},
+                {"n", "mean_diff", "sd_diff", "ci95", "ci95_lo", "ci95_hi"}) +
+         metric_rows(
+             o, 1, true, [](const SweepTable::Point& point, size_t) { return point.policies[0]; },
+             [&](size_t p, size_t i, size_t m) {
+               return paired_difference(o.results[p]->metric(0, m, o.seeds[p]),
+                                        o.results[p]->metric(i, m, o.seeds[p]));
+             });
 }
 
 std::string console_table(const SweepOutcome& o, size_t max_rows) {

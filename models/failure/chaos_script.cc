@@ -168,40 +168,41 @@ void ChaosScript::begin(size_t index) {
   const ChaosEvent& e = timeline_.events[index];
   ++actions_;
   if (e.target.kind == Kind::kLearner) learner_units_[index] = learner_slices(e);
-  switch (e.action) {
-    case ChaosAction::kFail: fail_or_repair(index, true); break;
-    case ChaosAction::kSlow: slow(index, true); break;
-    case ChaosAction::kPartition:
-      ctx_->network.set_site_partitioned(e.target.id, true);
-      policy_->on_network_change();
-      break;
-  }
+  apply(index, true);
   nlohmann::json fields = {{"entry", e.path}, {"action", chaos_action_name(e.action)},
                            {"target", describe_target(index)},
                            {"duration_s", e.duration.seconds_f()}};
   if (e.action == ChaosAction::kFail) fields["cause"] = e.cause;
   if (e.action == ChaosAction::kSlow) fields["factor"] = e.factor;
-  ctx_->log("chaos_begin", fields);
-  ctx_->trace_instant(trace_track_, fmt::format("chaos {} begins", chaos_action_name(e.action)),
-                      fields);
+  announce(index, true, fields);
   ctx_->sim.schedule_in(e.duration, core::kBandRepair, end_handler_, index);
 }
 
 void ChaosScript::end(size_t index) {
   const ChaosEvent& e = timeline_.events[index];
+  apply(index, false);
+  announce(index, false, {{"entry", e.path},
+                          {"action", chaos_action_name(e.action)},
+                          {"target", describe_target(index)}});
+}
+
+void ChaosScript::apply(size_t index, bool starting) {
+  const ChaosEvent& e = timeline_.events[index];
   switch (e.action) {
-    case ChaosAction::kFail: fail_or_repair(index, false); break;
-    case ChaosAction::kSlow: slow(index, false); break;
+    case ChaosAction::kFail: fail_or_repair(index, starting); break;
+    case ChaosAction::kSlow: slow(index, starting); break;
     case ChaosAction::kPartition:
-      ctx_->network.set_site_partitioned(e.target.id, false);
+      ctx_->network.set_site_partitioned(e.target.id, starting);
       policy_->on_network_change();
       break;
   }
-  const nlohmann::json fields = {{"entry", e.path}, {"action", chaos_action_name(e.action)},
-                                 {"target", describe_target(index)}};
-  ctx_->log("chaos_end", fields);
-  ctx_->trace_instant(trace_track_, fmt::format("chaos {} ends", chaos_action_name(e.action)),
-                      fields);
+}
+
+void ChaosScript::announce(size_t index, bool starting, const nlohmann::json& fields) {
+  const char* action = chaos_action_name(timeline_.events[index].action);
+  ctx_->log(starting ? "chaos_begin" : "chaos_end", fields);
+  ctx_->trace_instant(trace_track_,
+                      fmt::format("chaos {} {}", action, starting ? "begins" : "ends"), fields);
 }
 
 std::vector<cluster::SliceId> ChaosScript::learner_slices(const ChaosEvent& e) const {

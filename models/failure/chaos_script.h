@@ -96,6 +96,10 @@ class ChaosScript {
   void end(size_t index);
   // The slices a learner target covers now; one unit for other targets.
   std::vector<cluster::SliceId> learner_slices(const ChaosEvent& e) const;
+  // Starts (or ends) event `index`'s action on its target.
+  void apply(size_t index, bool starting);
+  // Logs and traces the start (or end) of event `index` with `fields`.
+  void announce(size_t index, bool starting, const nlohmann::json& fields);
   void fail_or_repair(size_t index, bool failing);
   void slow(size_t index, bool starting);
   nlohmann::json describe_target(size_t index) const;

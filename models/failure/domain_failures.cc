@@ -21,10 +21,6 @@ DomainFailuresConfig DomainFailuresConfig::from_json(scenario::ObjectReader& r) 
   return c;
 }
 
-DomainFailures::DomainFailures(DomainFailuresConfig config, std::string stream)
-    : OutageInjector(std::move(stream), config.repair_time, config.causes),
-      config_(std::move(config)) {}
-
 void DomainFailures::start(RunContext& ctx) {
   bind(ctx);
   units_ = ctx.layout().count(config_.domain);
@@ -51,10 +47,10 @@ void DomainFailures::on_arrival() {
 
 
 // Arrivals at the units' total rate, and as many repairs; one flag per unit.
-ResourceUse DomainFailures::expected_use(const cluster::Layout& layout,
-                                         core::Duration horizon) const {
-  const auto units = static_cast<double>(layout.count(config_.domain));
-  return {2 * units * horizon.seconds_f() / config_.mtbf.seconds_f(), units};
+ResourceUse DomainFailuresConfig::expected_use(const cluster::Layout& layout,
+                                               core::Duration horizon) const {
+  const auto units = static_cast<double>(layout.count(domain));
+  return {2 * units * horizon.seconds_f() / mtbf.seconds_f(), units};
 }
 
 }  // namespace goodsim::models::failure

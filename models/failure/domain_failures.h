@@ -35,21 +35,21 @@ struct DomainFailuresConfig {
   core::Distribution repair_time = core::Distribution::fixed(3600);  // seconds
   CauseMix causes = CauseMix::single("unspecified");
 
+  const core::Distribution& repair_law() const { return repair_time; }
+  // The model's expected_use (environment_model.h) with these parameters.
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const;
   static DomainFailuresConfig from_json(scenario::ObjectReader& r);
 };
 
-class DomainFailures : public OutageInjector {
+class DomainFailures : public OutageInjector<DomainFailuresConfig> {
  public:
-  DomainFailures(DomainFailuresConfig config, std::string stream);
-
+  using OutageInjector::OutageInjector;
   void start(RunContext& ctx) override;
-  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
 
  private:
   void schedule_next_arrival();
   void on_arrival();
 
-  DomainFailuresConfig config_;
   uint64_t units_ = 0;
   double mean_gap_s_ = 0;
   std::vector<uint8_t> down_;  // per unit: in this injector's own repair

@@ -26,14 +26,10 @@ ExponentialFailuresConfig ExponentialFailuresConfig::from_json(scenario::ObjectR
   return c;
 }
 
-ExponentialFailures::ExponentialFailures(ExponentialFailuresConfig config, std::string stream)
-    : OutageInjector(std::move(stream), config.repair, config.causes),
-      config_(std::move(config)) {}
-
 void ExponentialFailures::start(RunContext& ctx) {
   bind(ctx);
   const uint64_t chips = ctx.layout().chips();
-  if (config_.lemon_fraction > 0) lemons_ = LemonSet::choose(*rng_, chips, config_.lemon_fraction);
+  choose_lemons();
   const double mtbf_s = config_.mtbf.seconds_f();
   const uint64_t normal = chips - lemons_.size();
   if (normal > 0) mean_gap_s_[kNormal] = mtbf_s / static_cast<double>(normal);
@@ -110,11 +106,11 @@ void ExponentialFailures::on_repaired(cluster::ChipId chip) {
 
 
 // Arrivals (each an event) at the fleet's rate, and as many repairs.
-ResourceUse ExponentialFailures::expected_use(const cluster::Layout& layout,
-                                              core::Duration horizon) const {
+ResourceUse ExponentialFailuresConfig::expected_use(const cluster::Layout& layout,
+                                                    core::Duration horizon) const {
   const auto chips = static_cast<double>(layout.chips());
-  const double f = config_.lemon_fraction;
-  const double rate = chips * (1 - f + f * config_.lemon_multiplier) / config_.mtbf.seconds_f();
+  const double f = lemon_fraction;
+  const double rate = chips * (1 - f + f * lemon_multiplier) / mtbf.seconds_f();
   return {2 * rate * horizon.seconds_f(), LemonSet::bytes_for(layout.chips(), f)};
 }
 

@@ -42,8 +42,7 @@
 #include <vector>
 
 #include "models/failure/cause_mix.h"
-#include "models/failure/lemon_set.h"
-#include "models/failure/outage_injector.h"
+#include "models/failure/lemon_injector.h"
 #include "models/failure/repair_pipeline.h"
 #include "sim/core/distributions.h"
 #include "sim/core/rng.h"
@@ -60,17 +59,16 @@ struct ExponentialFailuresConfig {
   double lemon_clean = 0;  // probability that a repair turns a lemon normal
   enum class Scope { kAll, kAllocated, kRunning } scope = Scope::kAll;
 
+  const RepairPipeline& repair_law() const { return repair; }
+  // The model's expected_use (environment_model.h) with these parameters.
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const;
   static ExponentialFailuresConfig from_json(scenario::ObjectReader& r);
 };
 
-class ExponentialFailures : public OutageInjector {
+class ExponentialFailures : public LemonInjector<ExponentialFailuresConfig> {
  public:
-  ExponentialFailures(ExponentialFailuresConfig config, std::string stream);
-
+  using LemonInjector::LemonInjector;
   void start(RunContext& ctx) override;
-  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
-  // Valid after start().
-  const LemonSet& lemons() const { return lemons_; }
   // Lemons turned normal by repairs so far.
   uint64_t lemons_cleaned() const { return lemons_cleaned_; }
   // Outages whose repair ended at each stage of config.repair.
@@ -86,8 +84,6 @@ class ExponentialFailures : public OutageInjector {
   void fail_chip(core::Rng& rng, Clock clock, cluster::ChipId chip);
   void on_repaired(cluster::ChipId chip);
 
-  ExponentialFailuresConfig config_;
-  LemonSet lemons_;
   double mean_gap_s_[2] = {0, 0};  // 0: that clock has no chips
   core::HandlerId arrival_handler_ = 0;
   std::vector<bool> cleaned_;       // per chip (only with lemon cleaning)

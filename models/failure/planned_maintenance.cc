@@ -46,10 +46,6 @@ PlannedMaintenanceConfig PlannedMaintenanceConfig::from_json(scenario::ObjectRea
   return c;
 }
 
-PlannedMaintenance::PlannedMaintenance(PlannedMaintenanceConfig config, std::string stream)
-    : OutageInjector(std::move(stream), config.duration, config.causes),
-      config_(std::move(config)) {}
-
 void PlannedMaintenance::start(RunContext& ctx) {
   bind(ctx);
   units_ = ctx.layout().count(config_.domain);
@@ -89,13 +85,13 @@ void PlannedMaintenance::on_window() {
 
 
 // One event per window opening, and an outage start and end per unit it takes down.
-ResourceUse PlannedMaintenance::expected_use(const cluster::Layout& layout,
-                                             core::Duration horizon) const {
-  const core::Duration span = config_.end ? std::min(*config_.end, horizon) : horizon;
+ResourceUse PlannedMaintenanceConfig::expected_use(const cluster::Layout& layout,
+                                                   core::Duration horizon) const {
+  const core::Duration span = end ? std::min(*end, horizon) : horizon;
   const double windows =
-      std::max(0.0, (span - config_.first_window()).seconds_f() / config_.interval.seconds_f() + 1);
+      std::max(0.0, (span - first_window()).seconds_f() / interval.seconds_f() + 1);
   const auto per_window = static_cast<double>(
-      std::min(config_.units_per_window, layout.count(config_.domain)));
+      std::min(units_per_window, layout.count(domain)));
   return {windows * (1 + 2 * per_window), 0};
 }
 

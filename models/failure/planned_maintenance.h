@@ -42,24 +42,24 @@ struct PlannedMaintenanceConfig {
   CauseMix causes = CauseMix::single("planned");
 
   core::Duration first_window() const { return start.value_or(interval); }
+  const core::Distribution& repair_law() const { return duration; }
+  // The model's expected_use (environment_model.h) with these parameters.
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const;
   // With a layout in `ctx`, units_per_window must not exceed the domain's units.
   static PlannedMaintenanceConfig from_json(scenario::ObjectReader& r,
                                             const ParseContext& ctx = {});
 };
 
-class PlannedMaintenance : public OutageInjector {
+class PlannedMaintenance : public OutageInjector<PlannedMaintenanceConfig> {
  public:
-  PlannedMaintenance(PlannedMaintenanceConfig config, std::string stream);
-
+  using OutageInjector::OutageInjector;
   void start(RunContext& ctx) override;
-  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
   uint64_t windows() const { return windows_; }
 
  private:
   void schedule_window(uint64_t index);
   void on_window();
 
-  PlannedMaintenanceConfig config_;
   uint64_t units_ = 0;
   uint64_t per_window_ = 0;
   uint64_t windows_ = 0;     // windows opened so far

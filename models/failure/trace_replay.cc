@@ -288,7 +288,7 @@ TraceReplayConfig TraceReplayConfig::from_json(scenario::ObjectReader& r,
 }
 
 TraceReplay::TraceReplay(TraceReplayConfig config, std::string stream)
-    : StreamModel(std::move(stream)), config_(std::move(config)) {
+    : ConfiguredModel(std::move(config), std::move(stream)) {
   GOODSIM_CHECK(config_.trace != nullptr);
 }
 
@@ -338,10 +338,9 @@ void TraceReplay::on_repair(size_t index) {
 }
 
 
-// A failure and a repair per row (the rows are already in memory).
-ResourceUse TraceReplay::expected_use(const cluster::Layout& /*layout*/,
-                                      core::Duration /*horizon*/) const {
-  return {2 * static_cast<double>(config_.trace->outages.size()), 0};
+ResourceUse TraceReplayConfig::expected_use(const cluster::Layout& /*layout*/,
+                                            core::Duration /*horizon*/) const {
+  return {2 * static_cast<double>(trace->outages.size()), 0};
 }
 
 }  // namespace goodsim::models::failure

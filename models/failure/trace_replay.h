@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
+#include "models/configured_model.h"
 #include "models/failure/failure_injector.h"
 #include "models/parse_context.h"
-#include "models/stream_model.h"
 #include "sim/cluster/layout.h"
 #include "sim/core/time.h"
 #include "sim/scenario/reader.h"
@@ -63,17 +63,18 @@ struct TraceReplayConfig {
   std::string file;                    // as written in the scenario
   std::shared_ptr<const Trace> trace;  // null only when describing parameters
 
+  // The model's expected_use (environment_model.h) with these parameters.
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const;
   // Reads "file" (relative to ctx.base_dir) and parses it against ctx.layout.
   static TraceReplayConfig from_json(scenario::ObjectReader& r, const ParseContext& ctx);
 };
 
-class TraceReplay : public StreamModel<FailureInjector> {
+class TraceReplay : public ConfiguredModel<FailureInjector, TraceReplayConfig> {
  public:
   // REQUIRES: config.trace non-null and parsed against this run's layout.
   TraceReplay(TraceReplayConfig config, std::string stream);
 
   void start(RunContext& ctx) override;
-  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
   uint64_t failures() const override { return failures_; }
 
  private:
@@ -81,7 +82,6 @@ class TraceReplay : public StreamModel<FailureInjector> {
   void on_failure(size_t index);
   void on_repair(size_t index);
 
-  TraceReplayConfig config_;
   std::vector<cluster::CauseId> cause_ids_;  // per Trace::causes entry
   core::HandlerId failure_handler_ = 0;
   core::HandlerId repair_handler_ = 0;

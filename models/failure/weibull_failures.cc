@@ -58,10 +58,6 @@ double gamma_unit(core::Rng& rng, double a) {
   }
 }
 
-WeibullFailures::WeibullFailures(WeibullFailuresConfig config, std::string stream)
-    : OutageInjector(std::move(stream), config.repair_time, config.causes),
-      config_(std::move(config)) {}
-
 double WeibullFailures::lifetime_s(cluster::ChipId chip) {
   const double scale = lemons_.contains(chip) ? config_.scale_s / config_.lemon_multiplier
                                               : config_.scale_s;
@@ -82,7 +78,7 @@ int64_t WeibullFailures::end_of_life_ns(double lifetime_s) const {
 void WeibullFailures::start(RunContext& ctx) {
   bind(ctx);
   const uint64_t chips = ctx.layout().chips();
-  if (config_.lemon_fraction > 0) lemons_ = LemonSet::choose(*rng_, chips, config_.lemon_fraction);
+  choose_lemons();
   std::vector<LifetimeHeap::Entry> entries(chips);
   for (uint64_t c = 0; c < chips; ++c) {
     const auto chip = static_cast<cluster::ChipId>(c);
@@ -133,11 +129,11 @@ void WeibullFailures::arm() {
 
 
 // One clock event per failure and one repair; a lifetime heap entry per chip.
-ResourceUse WeibullFailures::expected_use(const cluster::Layout& layout,
-                                          core::Duration horizon) const {
+ResourceUse WeibullFailuresConfig::expected_use(const cluster::Layout& layout,
+                                                core::Duration horizon) const {
   const auto chips = static_cast<double>(layout.chips());
-  const double f = config_.lemon_fraction;
-  const double rate = chips * (1 - f + f * config_.lemon_multiplier) / config_.mtbf_s();
+  const double f = lemon_fraction;
+  const double rate = chips * (1 - f + f * lemon_multiplier) / mtbf_s();
   return {2 * rate * horizon.seconds_f() + 1,
           chips * sizeof(LifetimeHeap::Entry) + LemonSet::bytes_for(layout.chips(), f)};
 }

@@ -42,9 +42,8 @@
 #include <string>
 
 #include "models/failure/cause_mix.h"
-#include "models/failure/lemon_set.h"
+#include "models/failure/lemon_injector.h"
 #include "models/failure/lifetime_heap.h"
-#include "models/failure/outage_injector.h"
 #include "sim/core/distributions.h"
 #include "sim/scenario/reader.h"
 
@@ -60,6 +59,9 @@ struct WeibullFailuresConfig {
   CauseMix causes = CauseMix::single("unspecified");
 
   double mtbf_s() const { return core::weibull_mean(shape, scale_s); }
+  const core::Distribution& repair_law() const { return repair_time; }
+  // The model's expected_use (environment_model.h) with these parameters.
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const;
   static WeibullFailuresConfig from_json(scenario::ObjectReader& r);
 };
 
@@ -67,13 +69,10 @@ struct WeibullFailuresConfig {
 // Gamma(a + 1) * U^(1/a)). REQUIRES: a > 0.
 double gamma_unit(core::Rng& rng, double a);
 
-class WeibullFailures : public OutageInjector {
+class WeibullFailures : public LemonInjector<WeibullFailuresConfig> {
  public:
-  WeibullFailures(WeibullFailuresConfig config, std::string stream);
-
+  using LemonInjector::LemonInjector;
   void start(RunContext& ctx) override;
-  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
-  const LemonSet& lemons() const { return lemons_; }
   // Lifetime ends that hit a chip already down from another outage.
   uint64_t preempted() const { return preempted_; }
 
@@ -85,8 +84,6 @@ class WeibullFailures : public OutageInjector {
   void on_repaired(cluster::ChipId chip);
   void arm();
 
-  WeibullFailuresConfig config_;
-  LemonSet lemons_;
   LifetimeHeap heap_;
   core::HandlerId clock_handler_ = 0;
   bool pending_ = false;

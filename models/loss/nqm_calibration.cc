@@ -76,12 +76,13 @@ NqmCalibration calibrate(const NqmConfig& c, const TrainingShape& shape, Eigen::
       std::max(0.1, std::log(2 * c.lr * c.window * cal.budget_steps) / std::log(d)));
   const Eigen::ArrayXd index = Eigen::ArrayXd::LinSpaced(c.dims, 1, d);
   h = index.pow(-cal.spectrum_exponent);
-  const Eigen::ArrayXd shape_init = index.pow(cal.spectrum_exponent * (1 - f.beta) - 1);
+  const double beta = f.data_term.exponent;
+  const Eigen::ArrayXd shape_init = index.pow(cal.spectrum_exponent * (1 - beta) - 1);
   const Eigen::ArrayXd x = 2 * cal.budget_steps * (-c.lr * h).log1p();
   const double det = 0.5 * (h * shape_init * x.exp()).sum();
   const double noise1 =
       0.5 * (h * c.lr / (2 - c.lr * h) * (-x.expm1())).sum() / cal.optimal_batch;
-  const double c_unit = c.noise_scale * f.beta * det / noise1;
+  const double c_unit = c.noise_scale * beta * det / noise1;
   cal.init_scale = f.data_part(n) / (det + c_unit * noise1);
   cal.noise = c_unit * cal.init_scale;
   cal.limit_loss = f.limit_part(n);

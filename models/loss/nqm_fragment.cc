@@ -53,7 +53,11 @@ void FragmentMoments::clear_gather() {
   gathered_noise_.setZero();
 }
 
-void FragmentMoments::gather(const std::vector<LearnerTerm>& terms, bool from_base) {
+FragmentMoments::Combination FragmentMoments::gather(const std::vector<LearnerTerm>& terms,
+                                                     bool from_base) {
+  double a = 0;
+  for (const LearnerTerm& t : terms) a += t.coeff;
+  if (from_base) a = 0;
   clear_gather();
   for (const LearnerTerm& t : terms) {
     const Index s = version_[t.learner];
@@ -69,6 +73,7 @@ void FragmentMoments::gather(const std::vector<LearnerTerm>& terms, bool from_ba
     }
     gathered_noise_ += t.coeff * t.coeff * noise_[t.learner];
   }
+  return {a, from_base ? 1.0 : -1.0};
 }
 
 // cross_[k][r] = Cov(target k, slot r) for every live slot r, and the target's
@@ -124,11 +129,7 @@ void FragmentMoments::write_targets(Index g_new) {
 
 void FragmentMoments::merge(const std::vector<LearnerTerm>& terms, bool from_base, double lr,
                             double mu) {
-  double a = 0;
-  for (const LearnerTerm& t : terms) a += t.coeff;
-  if (from_base) a = 0;
-  const double sign = from_base ? 1.0 : -1.0;
-  gather(terms, from_base);
+  const auto [a, sign] = gather(terms, from_base);
   // Delta = a g + sign X - e, X = sum_s coeff_[s] v_s:
   //   u' = mu u + Delta,   g' = g - lr (1 + mu) Delta - lr mu^2 u.
   const double k = lr * (1 + mu);
@@ -169,11 +170,7 @@ void FragmentMoments::merge(const std::vector<LearnerTerm>& terms, bool from_bas
 
 double FragmentMoments::expected_square_delta(const std::vector<LearnerTerm>& terms,
                                               bool from_base) {
-  double b = 0;
-  for (const LearnerTerm& t : terms) b += t.coeff;
-  if (from_base) b = 0;
-  const double sign = from_base ? 1.0 : -1.0;
-  gather(terms, from_base);
+  const auto [b, sign] = gather(terms, from_base);
   // Y = b g + sign sum_s coeff_[s] v_s - e.
   std::vector<Index> sources{g_};
   target_coeff_[0][g_].setConstant(b);

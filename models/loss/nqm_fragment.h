@@ -81,8 +81,12 @@ class FragmentMoments {
   // contributors holding version s, gathered_noise_ = sum coeff_c^2 N_c;
   // used_ lists the slots with a coefficient. Then
   //   sum_c coeff_c Delta_c = a g + sign sum_s coeff_[s] v_s - e,  Var(e) = gathered_noise_,
-  // with (a, sign) = (sum_c coeff_c, -1), or (0, +1) from the base.
-  void gather(const std::vector<LearnerTerm>& terms, bool from_base);
+  // with (a, sign) = (sum_c coeff_c, -1), or (0, +1) from the base: returned.
+  struct Combination {
+    double a = 0;
+    double sign = -1;
+  };
+  Combination gather(const std::vector<LearnerTerm>& terms, bool from_base);
   void clear_gather();
   void cross_terms(int k);
   void target_pair_into(int k, int l, Eigen::ArrayXd& out);

@@ -19,10 +19,13 @@ PowerFit read_fit(ObjectReader& r, PowerFit def, const char* what) {
 
 void read_chinchilla(ObjectReader& r, ScalingFits& f) {
   f.e = r.unit("nats").number("e", f.e, "irreducible loss E of C(N, D) = E + A / N^alpha + B / D^beta", 0);
-  f.a = r.unit("nats").number("a", f.a, "model-size coefficient A", 0);
-  f.b = r.unit("nats").number("b", f.b, "data coefficient B", 0);
-  f.alpha = r.unit("1").number("alpha", f.alpha, "model-size exponent alpha", 0);
-  f.beta = r.unit("1").number("beta", f.beta, "data exponent beta", 1e-6);
+  f.model_term.coeff =
+      r.unit("nats").number("a", f.model_term.coeff, "model-size coefficient A", 0);
+  f.data_term.coeff = r.unit("nats").number("b", f.data_term.coeff, "data coefficient B", 0);
+  f.model_term.exponent =
+      r.unit("1").number("alpha", f.model_term.exponent, "model-size exponent alpha", 0);
+  f.data_term.exponent =
+      r.unit("1").number("beta", f.data_term.exponent, "data exponent beta", 1e-6);
   f.tokens_per_param = r.unit("tokens/param").number("tokens_per_param", f.tokens_per_param,
                                 "budget D0 = tokens_per_param x N at which the fits hold", 1e-6);
 }
@@ -120,7 +123,7 @@ ScalingFits ScalingFits::from_json(ObjectReader& r) {
 
 double ScalingFits::chinchilla(double n, double d) const {
   if (d <= 0) return std::numeric_limits<double>::infinity();
-  return e + a / std::pow(n, alpha) + b / std::pow(d, beta);
+  return e + model_term.at(n) + data_term.at(d);
 }
 
 double ScalingFits::method_fit(double n, uint32_t learners, bool is_data_parallel) const {
@@ -148,11 +151,11 @@ double ScalingFits::loss(double n, double d, uint32_t learners, uint32_t h) cons
 }
 
 double ScalingFits::limit_part(double n) const {
-  return method_fit(n, 1, true) * (e + a / std::pow(n, alpha)) / chinchilla(n, budget_tokens(n));
+  return method_fit(n, 1, true) * (e + model_term.at(n)) / chinchilla(n, budget_tokens(n));
 }
 
 double ScalingFits::data_part(double n) const {
-  return method_fit(n, 1, true) * (b / std::pow(budget_tokens(n), beta)) /
+  return method_fit(n, 1, true) * data_term.at(budget_tokens(n)) /
          chinchilla(n, budget_tokens(n));
 }
 

@@ -31,6 +31,7 @@
 // 1.5-3M).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -43,18 +44,23 @@ struct PowerFit {
   double alpha = 0;
 };
 
+// A term coeff / x^exponent of the Chinchilla form (A / N^alpha, B / D^beta).
+struct InversePower {
+  double coeff = 0;
+  double exponent = 0;
+  double at(double x) const { return coeff / std::pow(x, exponent); }
+};
+
 struct LearnerFit {
   uint32_t learners = 1;  // M
   PowerFit fit;
 };
 
 struct ScalingFits {
-  // Chinchilla (Hoffmann et al. 2022, approach 3).
+  // Chinchilla (Hoffmann et al. 2022, approach 3): E, A / N^alpha, B / D^beta.
   double e = 1.69;
-  double a = 406.4;
-  double b = 410.7;
-  double alpha = 0.34;
-  double beta = 0.28;
+  InversePower model_term{406.4, 0.34};
+  InversePower data_term{410.7, 0.28};
   double tokens_per_param = 20;  // the fits' budget D0 = 20 N
   // Scaling Laws for DiLoCo (C4, D = 20N, H = 30).
   PowerFit data_parallel{18.129, -0.0953};

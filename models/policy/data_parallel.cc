@@ -1,6 +1,7 @@
 #include "models/policy/data_parallel.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "models/enum_choice.h"
@@ -79,14 +80,9 @@ void DataParallel::start(RunContext& ctx) {
 }
 
 const char* DataParallel::state_name(State s) {
-  switch (s) {
-    case State::kRunning: return "training";
-    case State::kCheckpoint: return "checkpoint";
-    case State::kWaiting: return "waiting";
-    case State::kRestarting: return "restart";
-    case State::kDone: return "done";
-  }
-  return "?";
+  static constexpr std::array<const char*, kStateCount> kNames = {
+      "training", "checkpoint", "waiting", "restart", "done"};  // in State order
+  return kNames.at(static_cast<size_t>(s));
 }
 
 void DataParallel::enter(State s) {
@@ -252,10 +248,6 @@ void DataParallel::on_restart_done() {
   ctx_->log("job_resume", {{"steps", committed_.steps}});
   begin_running();
 }
-
-void DataParallel::on_network_change() { repace(); }
-
-void DataParallel::on_slowdown_change(const cluster::SlowdownChange&) { repace(); }
 
 void DataParallel::repace() {
   if (state_ != State::kRunning) return;
@@ -429,14 +421,12 @@ void DataParallel::flush_loss(core::SimTime t) {
   report_to_loss(perfect ? clock_.steps(t) : committed_.steps);
 }
 
-void DataParallel::finish(core::SimTime end) {
+void DataParallel::settle(core::SimTime end) {
   if (clock_.running()) {
     wan_.close(clock_.steps(end));
     clock_.stop(end);
   }
   report_to_loss(clock_.steps(end));  // the run ends with the live model
-  ledger_.advance(end);
-  outages_.finish(end);
 }
 
 Progress DataParallel::progress(core::SimTime t) const {

@@ -42,7 +42,7 @@
 
 #include "models/policy/checkpoint_config.h"
 #include "models/policy/mode_times.h"
-#include "models/policy/policy_base.h"
+#include "models/policy/single_job_policy.h"
 #include "models/policy/slice_pool.h"
 #include "models/policy/step_charge.h"
 #include "models/policy/step_clock.h"
@@ -66,21 +66,17 @@ struct DataParallelConfig {
   static DataParallelConfig from_json(scenario::ObjectReader& r);
 };
 
-class DataParallel : public PolicyBase {
+class DataParallel : public SingleJobPolicy {
  public:
   explicit DataParallel(DataParallelConfig config);
 
   void start(RunContext& ctx) override;
-  void finish(core::SimTime end) override;
   Progress progress(core::SimTime now) const override;
-  uint32_t learner_count() const override { return 1; }
   std::vector<cluster::SliceId> learner_slices(uint32_t k) const override;
   bool slice_allocated(cluster::SliceId s) const override;
   bool slice_running(cluster::SliceId s) const override;
   void on_cluster_change(const cluster::ClusterChange& change) override;
-  void on_slowdown_change(const cluster::SlowdownChange& change) override;
   void flush_loss(core::SimTime now) override;
-  void on_network_change() override;
   void describe(output::Diagnostics& d, core::SimTime end) const override;
   double wan_bytes(core::SimTime end) const override { return wan_.bytes(clock_.steps(end)); }
 
@@ -104,7 +100,8 @@ class DataParallel : public PolicyBase {
   void absorb_during_restart();
   core::Duration next_swap_time();
   void refill_standby();
-  void repace();  // the step time changed: new pace from now
+  void repace() override;  // the step time changed: new pace from now
+  void settle(core::SimTime end) override;
   void on_swap_done();
   void on_checkpoint_due();
   void on_checkpoint_written();
@@ -119,10 +116,8 @@ class DataParallel : public PolicyBase {
   void open_wan_segment();
   void refresh_split();
   Snapshot snapshot() const;
-  core::SimTime now() const { return ctx_->sim.now(); }
 
   DataParallelConfig config_;
-  RunContext* ctx_ = nullptr;
   std::optional<SlicePool> pool_;
   StepClock clock_;
   StepCharge charge_;     // productive chip-time charged along clock_

@@ -279,10 +279,8 @@ void ElasticDataParallel::report_stretch(uint64_t steps, double tokens) {
   loss_reported_ = {steps, tokens, 0};
 }
 
-void ElasticDataParallel::finish(core::SimTime end) {
+void ElasticDataParallel::settle(core::SimTime end) {
   report_to_loss(group_->steps(end), group_->tokens(end));
-  ledger_.advance(end);
-  outages_.finish(end);
 }
 
 void ElasticDataParallel::describe(output::Diagnostics& d, core::SimTime end) const {

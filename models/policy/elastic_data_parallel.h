@@ -31,7 +31,7 @@
 
 #include "models/parse_context.h"
 #include "models/policy/elastic_group.h"
-#include "models/policy/policy_base.h"
+#include "models/policy/single_job_policy.h"
 #include "sim/scenario/reader.h"
 
 namespace goodsim::models::policy {
@@ -63,22 +63,16 @@ struct ElasticDataParallelConfig {
   static ElasticDataParallelConfig from_json(scenario::ObjectReader& r, const ParseContext& ctx);
 };
 
-class ElasticDataParallel : public PolicyBase {
+class ElasticDataParallel : public SingleJobPolicy {
  public:
   explicit ElasticDataParallel(ElasticDataParallelConfig config);
 
   void start(RunContext& ctx) override;
-  void finish(core::SimTime end) override;
   Progress progress(core::SimTime now) const override;
-  uint32_t learner_count() const override { return 1; }
   std::vector<cluster::SliceId> learner_slices(uint32_t k) const override;
   bool slice_allocated(cluster::SliceId s) const override;
   bool slice_running(cluster::SliceId s) const override;
   void on_cluster_change(const cluster::ClusterChange& change) override;
-  void on_slowdown_change(const cluster::SlowdownChange&) override { repace(); }
-  // A partition changes the group's WAN cost exactly like a slowdown changes
-  // its compute: the group re-paces from now.
-  void on_network_change() override { repace(); }
   void describe(output::Diagnostics& d, core::SimTime end) const override;
   double wan_bytes(core::SimTime end) const override { return group_->wan_bytes(end); }
 
@@ -89,7 +83,10 @@ class ElasticDataParallel : public PolicyBase {
     ChipNanos productive = 0;
   };
 
-  void repace();  // the pace may have changed: the group re-paces from now
+  // A slowdown or a partition (which changes the group's WAN cost exactly
+  // like a slowdown changes its compute): the group re-paces from now.
+  void repace() override;
+  void settle(core::SimTime end) override;
   void on_group_change();
   void on_checkpoint();
   void schedule_windows();
@@ -102,7 +99,6 @@ class ElasticDataParallel : public PolicyBase {
   void report_stretch(uint64_t steps, double tokens);  // one batch since loss_reported_
 
   ElasticDataParallelConfig config_;
-  RunContext* ctx_ = nullptr;
   std::unique_ptr<ElasticGroup> group_;
   Checkpoint checkpoint_;
   Checkpoint loss_reported_;  // progress reported to ctx.loss

@@ -1,6 +1,7 @@
 #include "models/policy/elastic_group.h"
 
 #include <algorithm>
+#include <array>
 
 #include "models/policy/comm_model.h"
 
@@ -29,13 +30,9 @@ ElasticGroup::ElasticGroup(RunContext& ctx, std::string name, cluster::SliceId f
 }
 
 const char* ElasticGroup::mode_name(Mode m) {
-  switch (m) {
-    case Mode::kRunning: return "training";
-    case Mode::kReconfiguring: return "reconfigure";
-    case Mode::kHeld: return "waiting";
-    case Mode::kDown: return "down";
-  }
-  return "?";
+  static constexpr std::array<const char*, kModeCount> kNames = {
+      "training", "reconfigure", "waiting", "down"};  // in Mode order
+  return kNames.at(static_cast<size_t>(m));
 }
 
 void ElasticGroup::set_mode(Mode m) {

@@ -41,9 +41,6 @@ double DiurnalConfig::average(core::SimTime from, core::SimTime to) const {
   return std::max(1.0, 1 + amplitude * (1 + mean_cos) / 2);  // rounding may dip below 1
 }
 
-Diurnal::Diurnal(DiurnalConfig config, std::string stream)
-    : StreamModel(std::move(stream)), config_(config) {}
-
 void Diurnal::start(RunContext& ctx) {
   bind(ctx);  // draws nothing: the stream names its handler
   step_handler_ = add_handler("step", [this](const core::Event&) { on_step(); });
@@ -62,9 +59,9 @@ void Diurnal::on_step() {
 
 
 // One update per resolution step.
-ResourceUse Diurnal::expected_use(const cluster::Layout& /*layout*/,
-                                  core::Duration horizon) const {
-  return {horizon.seconds_f() / config_.resolution.seconds_f() + 1, 0};
+ResourceUse DiurnalConfig::expected_use(const cluster::Layout& /*layout*/,
+                                        core::Duration horizon) const {
+  return {horizon.seconds_f() / resolution.seconds_f() + 1, 0};
 }
 
 }  // namespace goodsim::models::straggler

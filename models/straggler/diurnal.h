@@ -14,8 +14,8 @@
 
 #include <string>
 
+#include "models/configured_model.h"
 #include "models/straggler/straggler_model.h"
-#include "models/stream_model.h"
 #include "sim/cluster/slowdown_state.h"
 #include "sim/scenario/reader.h"
 
@@ -27,6 +27,8 @@ struct DiurnalConfig {
   core::Duration resolution = core::Duration::minutes(15);  // update step, <= period
   core::Duration peak = core::Duration::hours(14);  // slowest time within a period
 
+  // The model's expected_use (environment_model.h) with these parameters.
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const;
   static DiurnalConfig from_json(scenario::ObjectReader& r);
   // factor(t) above.
   double factor_at(core::SimTime t) const;
@@ -34,17 +36,15 @@ struct DiurnalConfig {
   double average(core::SimTime from, core::SimTime to) const;
 };
 
-class Diurnal : public StreamModel<StragglerModel> {
+class Diurnal : public ConfiguredModel<StragglerModel, DiurnalConfig> {
  public:
-  Diurnal(DiurnalConfig config, std::string stream);
+  using ConfiguredModel::ConfiguredModel;
 
   void start(RunContext& ctx) override;
-  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
 
  private:
   void on_step();
 
-  DiurnalConfig config_;
   cluster::SlowdownId id_;
   core::HandlerId step_handler_ = 0;
 };

@@ -93,9 +93,6 @@ std::variant<std::vector<Config::SliceRange>, Config::Problem> Config::resolve(
   return ranges;
 }
 
-HardwareGenerations::HardwareGenerations(HardwareGenerationsConfig config, std::string /*stream*/)
-    : config_(std::move(config)) {}
-
 void HardwareGenerations::start(RunContext& ctx) {
   const auto resolved = config_.resolve(ctx.layout());
   if (const auto* p = std::get_if<Config::Problem>(&resolved)) {
@@ -118,9 +115,9 @@ void HardwareGenerations::start(RunContext& ctx) {
 
 
 // One slowdown per generation, applied at start.
-ResourceUse HardwareGenerations::expected_use(const cluster::Layout& /*layout*/,
-                                              core::Duration /*horizon*/) const {
-  return {static_cast<double>(config_.generations.size()), 0};
+ResourceUse HardwareGenerationsConfig::expected_use(const cluster::Layout& /*layout*/,
+                                                    core::Duration /*horizon*/) const {
+  return {static_cast<double>(generations.size()), 0};
 }
 
 }  // namespace goodsim::models::straggler

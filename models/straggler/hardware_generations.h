@@ -23,6 +23,7 @@
 #include <variant>
 #include <vector>
 
+#include "models/configured_model.h"
 #include "models/parse_context.h"
 #include "models/straggler/straggler_model.h"
 #include "sim/scenario/reader.h"
@@ -52,6 +53,8 @@ struct HardwareGenerationsConfig {
     std::string message;
   };
 
+  // The model's expected_use (environment_model.h) with these parameters.
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const;
   static HardwareGenerationsConfig from_json(scenario::ObjectReader& r);
   // Also checks the generations against ctx.layout when it is known.
   static HardwareGenerationsConfig from_json(scenario::ObjectReader& r, const ParseContext& ctx);
@@ -60,16 +63,12 @@ struct HardwareGenerationsConfig {
   std::variant<std::vector<SliceRange>, Problem> resolve(const cluster::Layout& layout) const;
 };
 
-class HardwareGenerations : public StragglerModel {
+class HardwareGenerations : public ConfiguredModel<StragglerModel, HardwareGenerationsConfig> {
  public:
-  HardwareGenerations(HardwareGenerationsConfig config, std::string stream);
+  using ConfiguredModel::ConfiguredModel;
 
   // Throws ScenarioError if the generations do not fit the cluster.
   void start(RunContext& ctx) override;
-  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
-
- private:
-  HardwareGenerationsConfig config_;
 };
 
 }  // namespace goodsim::models::straggler

@@ -13,9 +13,6 @@ JobSlowdownConfig JobSlowdownConfig::from_json(scenario::ObjectReader& r) {
   return {read_factor_law(r, bytedance_law(), "the whole job (drawn once per run)")};
 }
 
-JobSlowdown::JobSlowdown(JobSlowdownConfig config, std::string stream)
-    : StreamModel(std::move(stream)), config_(std::move(config)) {}
-
 void JobSlowdown::start(RunContext& ctx) {
   core::Rng& rng = bind(ctx);
   factor_ = config_.factor.sample(rng);
@@ -26,8 +23,8 @@ void JobSlowdown::start(RunContext& ctx) {
 
 
 // One fleet-wide slowdown, applied at start.
-ResourceUse JobSlowdown::expected_use(const cluster::Layout& /*layout*/,
-                                      core::Duration /*horizon*/) const {
+ResourceUse JobSlowdownConfig::expected_use(const cluster::Layout& /*layout*/,
+                                            core::Duration /*horizon*/) const {
   return {1, 0};
 }
 

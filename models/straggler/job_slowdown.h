@@ -18,8 +18,8 @@
 
 #include <string>
 
+#include "models/configured_model.h"
 #include "models/straggler/straggler_model.h"
-#include "models/stream_model.h"
 #include "models/straggler/straggler_params.h"
 
 namespace goodsim::models::straggler {
@@ -29,20 +29,20 @@ struct JobSlowdownConfig {
 
   // The ByteDance fit above.
   static FactorLaw bytedance_law();
+  // The model's expected_use (environment_model.h) with these parameters.
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const;
   static JobSlowdownConfig from_json(scenario::ObjectReader& r);
 };
 
-class JobSlowdown : public StreamModel<StragglerModel> {
+class JobSlowdown : public ConfiguredModel<StragglerModel, JobSlowdownConfig> {
  public:
-  JobSlowdown(JobSlowdownConfig config, std::string stream);
+  using ConfiguredModel::ConfiguredModel;
 
   void start(RunContext& ctx) override;
-  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
   // The factor drawn by start() (1 before).
   double factor() const { return factor_; }
 
  private:
-  JobSlowdownConfig config_;
   double factor_ = 1.0;
 };
 

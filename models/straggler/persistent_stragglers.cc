@@ -24,9 +24,6 @@ PersistentStragglersConfig PersistentStragglersConfig::from_json(scenario::Objec
   return c;
 }
 
-PersistentStragglers::PersistentStragglers(PersistentStragglersConfig config, std::string stream)
-    : StreamModel(std::move(stream)), config_(std::move(config)) {}
-
 void PersistentStragglers::start(RunContext& ctx) {
   core::Rng& rng = bind(ctx);
   const uint64_t units = ctx.layout().count(config_.domain);
@@ -45,9 +42,9 @@ void PersistentStragglers::start(RunContext& ctx) {
 
 
 // One slowdown per slow unit, applied at start.
-ResourceUse PersistentStragglers::expected_use(const cluster::Layout& layout,
-                                               core::Duration /*horizon*/) const {
-  return {config_.fraction * static_cast<double>(layout.count(config_.domain)), 0};
+ResourceUse PersistentStragglersConfig::expected_use(const cluster::Layout& layout,
+                                                     core::Duration /*horizon*/) const {
+  return {fraction * static_cast<double>(layout.count(domain)), 0};
 }
 
 }  // namespace goodsim::models::straggler

@@ -12,8 +12,8 @@
 
 #include <string>
 
+#include "models/configured_model.h"
 #include "models/straggler/straggler_model.h"
-#include "models/stream_model.h"
 #include "models/straggler/straggler_params.h"
 
 namespace goodsim::models::straggler {
@@ -23,20 +23,20 @@ struct PersistentStragglersConfig {
   FactorLaw factor;     // slowdown of a slow unit
   cluster::Domain domain = cluster::Domain::kChip;
 
+  // The model's expected_use (environment_model.h) with these parameters.
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const;
   static PersistentStragglersConfig from_json(scenario::ObjectReader& r);
 };
 
-class PersistentStragglers : public StreamModel<StragglerModel> {
+class PersistentStragglers : public ConfiguredModel<StragglerModel, PersistentStragglersConfig> {
  public:
-  PersistentStragglers(PersistentStragglersConfig config, std::string stream);
+  using ConfiguredModel::ConfiguredModel;
 
   void start(RunContext& ctx) override;
-  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
   // Units made slow by start().
   uint64_t slow_units() const { return slow_units_; }
 
  private:
-  PersistentStragglersConfig config_;
   uint64_t slow_units_ = 0;
 };
 

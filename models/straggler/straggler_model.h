@@ -1,28 +1,17 @@
 // Interface of every straggler model (models/straggler/).
 //
-// A straggler model turns its own named RNG stream into slowdowns of chips,
-// slices or the whole fleet through the cluster's slowdown state; like a
-// failure injector it never reads policy state, so every policy of a run faces
-// the same straggler history.
+// A straggler model is an EnvironmentModel (environment_model.h) that slows
+// chips, slices or the whole fleet through the cluster's slowdown state. It
+// starts at t = 0, after the failure injectors started; expected_use() counts
+// its events and the slowdowns it applies at start.
 #pragma once
 
-#include "models/resource_use.h"
-#include "models/run_context.h"
-#include "sim/cluster/layout.h"
-#include "sim/core/time.h"
+#include "models/environment_model.h"
 
 namespace goodsim::models::straggler {
 
-class StragglerModel {
- public:
-  virtual ~StragglerModel() = default;
-  // Applies initial slowdowns and schedules the first events. Called once at
-  // t = 0, after the failure injectors started.
-  virtual void start(RunContext& ctx) = 0;
-  // Expected events (and slowdowns applied at start) over `horizon` on `layout`, and the
-  // memory of the model's own tables. Called before start(), without running.
-  virtual ResourceUse expected_use(const cluster::Layout& layout,
-                                   core::Duration horizon) const = 0;
-};
+// A distinct type, so that a maker of straggler models cannot hand out a
+// failure injector (and the reverse).
+class StragglerModel : public EnvironmentModel {};
 
 }  // namespace goodsim::models::straggler

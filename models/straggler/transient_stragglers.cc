@@ -46,9 +46,6 @@ TransientStragglersConfig TransientStragglersConfig::from_json(scenario::ObjectR
   return c;
 }
 
-TransientStragglers::TransientStragglers(TransientStragglersConfig config, std::string stream)
-    : StreamModel(std::move(stream)), config_(std::move(config)) {}
-
 void TransientStragglers::start(RunContext& ctx) {
   bind(ctx);
   units_ = config_.per_learner() ? config_.learners : ctx.layout().count(config_.domain);
@@ -136,11 +133,10 @@ void TransientStragglers::set_episode(uint32_t unit, bool on) {
 
 
 // An episode start and end per episode at the units' total rate; one bit per unit.
-ResourceUse TransientStragglers::expected_use(const cluster::Layout& layout,
-                                              core::Duration horizon) const {
-  const auto units = static_cast<double>(config_.per_learner() ? config_.learners
-                                                              : layout.count(config_.domain));
-  return {2 * units * horizon.seconds_f() / config_.mtbe.seconds_f(), units / 8};
+ResourceUse TransientStragglersConfig::expected_use(const cluster::Layout& layout,
+                                                    core::Duration horizon) const {
+  const auto units = static_cast<double>(per_learner() ? learners : layout.count(domain));
+  return {2 * units * horizon.seconds_f() / mtbe.seconds_f(), units / 8};
 }
 
 }  // namespace goodsim::models::straggler

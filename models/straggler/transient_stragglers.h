@@ -30,8 +30,8 @@
 #include <vector>
 
 #include "models/parse_context.h"
+#include "models/configured_model.h"
 #include "models/straggler/straggler_model.h"
-#include "models/stream_model.h"
 #include "models/straggler/straggler_params.h"
 
 namespace goodsim::models::straggler {
@@ -44,17 +44,18 @@ struct TransientStragglersConfig {
   uint32_t learners = 0;  // domain "learner": M (> 0); 0 for chip, host or slice
 
   bool per_learner() const { return learners > 0; }
+  // The model's expected_use (environment_model.h) with these parameters.
+  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const;
   static TransientStragglersConfig from_json(scenario::ObjectReader& r);
   // Also checks `learners` against the member slices when ctx.layout is known.
   static TransientStragglersConfig from_json(scenario::ObjectReader& r, const ParseContext& ctx);
 };
 
-class TransientStragglers : public StreamModel<StragglerModel> {
+class TransientStragglers : public ConfiguredModel<StragglerModel, TransientStragglersConfig> {
  public:
-  TransientStragglers(TransientStragglersConfig config, std::string stream);
+  using ConfiguredModel::ConfiguredModel;
 
   void start(RunContext& ctx) override;
-  ResourceUse expected_use(const cluster::Layout& layout, core::Duration horizon) const override;
   // Episodes begun so far.
   uint64_t episodes() const { return episodes_; }
 
@@ -68,7 +69,6 @@ class TransientStragglers : public StreamModel<StragglerModel> {
   bool in_episode(uint32_t unit) const { return (busy_[unit / 64] >> (unit % 64)) & 1; }
   void set_episode(uint32_t unit, bool on);
 
-  TransientStragglersConfig config_;
   uint64_t units_ = 0;
   double mean_gap_s_ = 0;
   std::vector<uint64_t> busy_;  // one bit per unit: in an episode of this model

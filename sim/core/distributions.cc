@@ -18,26 +18,43 @@ std::string format_number(double x) {
   return std::string(buf, result.ptr);
 }
 
-[[noreturn]] void throw_bad_param(std::string_view dist, std::string_view what, double got) {
-  throw std::invalid_argument(std::string(dist) + ": " + std::string(what) + " (got " +
-                              format_number(got) + ")");
-}
+// The checks of one distribution's parameters. A failed check throws
+// std::invalid_argument("<dist>: <rule> (got <value>)"); each returns *this, so
+// a distribution states its checks in one expression, naming itself once.
+class ParamCheck {
+ public:
+  explicit ParamCheck(std::string_view dist) : dist_(dist) {}
 
-void require_positive(std::string_view dist, std::string_view name, double v) {
-  if (!std::isfinite(v) || v <= 0.0) {
-    throw_bad_param(dist, std::string(name) + " must be a finite number > 0", v);
+  [[noreturn]] void fail(std::string_view what, double got) const {
+    throw std::invalid_argument(std::string(dist_) + ": " + std::string(what) + " (got " +
+                                format_number(got) + ")");
   }
-}
-
-void require_non_negative(std::string_view dist, std::string_view name, double v) {
-  if (!std::isfinite(v) || v < 0.0) {
-    throw_bad_param(dist, std::string(name) + " must be a finite number >= 0", v);
+  const ParamCheck& positive(std::string_view name, double v) const {
+    if (!std::isfinite(v) || v <= 0.0) fail(std::string(name) + " must be a finite number > 0", v);
+    return *this;
   }
-}
+  const ParamCheck& non_negative(std::string_view name, double v) const {
+    if (!std::isfinite(v) || v < 0.0) fail(std::string(name) + " must be a finite number >= 0", v);
+    return *this;
+  }
+  const ParamCheck& finite(std::string_view name, double v) const {
+    if (!std::isfinite(v)) fail(std::string(name) + " must be finite", v);
+    return *this;
+  }
+  // `name` = v must not be below the parameter `bound_name` = bound.
+  const ParamCheck& at_least(std::string_view name, double v, std::string_view bound_name,
+                             double bound) const {
+    if (v < bound) {
+      fail(std::string(name) + " must be >= " + std::string(bound_name) + " (" +
+               std::string(bound_name) + "=" + format_number(bound) + ")",
+           v);
+    }
+    return *this;
+  }
 
-void require_finite(std::string_view dist, std::string_view name, double v) {
-  if (!std::isfinite(v)) throw_bad_param(dist, std::string(name) + " must be finite", v);
-}
+ private:
+  std::string_view dist_;
+};
 
 // Adds the points of one tanh-sinh level to the running sum: every k*h for
 // k in [-n, n], or only the odd k when refining a previous level.
@@ -119,15 +136,13 @@ double exp_weibull(Rng& rng, double shape, double scale, double alpha) {
 // ---- Parameters and analytic means ----------------------------------------
 
 LognormalParams lognormal_params_from_mean_cv(double mean, double cv) {
-  require_positive("lognormal", "mean", mean);
-  require_non_negative("lognormal", "cv", cv);
+  ParamCheck("lognormal").positive("mean", mean).non_negative("cv", cv);
   const double var_log = std::log1p(cv * cv);
   return {std::log(mean) - 0.5 * var_log, std::sqrt(var_log)};
 }
 
 LognormalParams lognormal_params_from_mean_stddev(double mean, double stddev) {
-  require_positive("lognormal", "mean", mean);
-  require_non_negative("lognormal", "stddev", stddev);
+  ParamCheck("lognormal").positive("mean", mean).non_negative("stddev", stddev);
   return lognormal_params_from_mean_cv(mean, stddev / mean);
 }
 
@@ -158,7 +173,7 @@ Categorical::Categorical(const std::vector<double>& weights) {
   if (weights.empty()) throw std::invalid_argument("categorical: weights must not be empty");
   double total = 0.0;
   for (size_t i = 0; i < weights.size(); ++i) {
-    require_non_negative("categorical", "weight " + std::to_string(i), weights[i]);
+    ParamCheck("categorical").non_negative("weight " + std::to_string(i), weights[i]);
     total += weights[i];
   }
   if (total <= 0.0) throw std::invalid_argument("categorical: at least one weight must be > 0");
@@ -197,12 +212,13 @@ void Categorical::build_alias_table() {
 
 Empirical::Empirical(std::vector<double> samples) : sorted_(std::move(samples)) {
   if (sorted_.empty()) throw std::invalid_argument("empirical: samples must not be empty");
+  const ParamCheck check("empirical");
   double sum = 0.0;
   for (size_t i = 0; i < sorted_.size(); ++i) {
-    require_finite("empirical", "sample " + std::to_string(i), sorted_[i]);
+    check.finite("sample " + std::to_string(i), sorted_[i]);
     sum += sorted_[i];
   }
-  require_finite("empirical", "sum of samples", sum);
+  check.finite("sum of samples", sum);
   std::sort(sorted_.begin(), sorted_.end());
   mean_ = sum / static_cast<double>(sorted_.size());
 }
@@ -224,43 +240,40 @@ Distribution::Distribution(Kind kind, double p0, double p1, double p2, double me
     : kind_(kind), p0_(p0), p1_(p1), p2_(p2), mean_(mean) {}
 
 Distribution Distribution::fixed(double value) {
-  require_non_negative("fixed", "value", value);
+  ParamCheck("fixed").non_negative("value", value);
   return Distribution(Kind::kFixed, value, 0.0, 0.0, value);
 }
 
 Distribution Distribution::uniform(double lo, double hi) {
-  require_non_negative("uniform", "lo", lo);
-  require_finite("uniform", "hi", hi);
-  if (hi < lo) throw_bad_param("uniform", "hi must be >= lo (lo=" + format_number(lo) + ")", hi);
+  ParamCheck("uniform").non_negative("lo", lo).finite("hi", hi).at_least("hi", hi, "lo", lo);
   return Distribution(Kind::kUniform, lo, hi, 0.0, 0.5 * (lo + hi));
 }
 
 Distribution Distribution::exponential(double mean) {
-  require_positive("exponential", "mean", mean);
+  ParamCheck("exponential").positive("mean", mean);
   return Distribution(Kind::kExponential, mean, 0.0, 0.0, mean);
 }
 
 Distribution Distribution::weibull(double shape, double scale) {
-  require_positive("weibull", "shape", shape);
-  require_positive("weibull", "scale", scale);
+  const ParamCheck check("weibull");
+  check.positive("shape", shape).positive("scale", scale);
   const double mean = weibull_mean(shape, scale);
-  require_finite("weibull", "mean scale * Gamma(1 + 1/shape)", mean);
+  check.finite("mean scale * Gamma(1 + 1/shape)", mean);
   return Distribution(Kind::kWeibull, shape, scale, 0.0, mean);
 }
 
 Distribution Distribution::lognormal(double mu, double sigma) {
-  require_finite("lognormal", "mu", mu);
-  require_non_negative("lognormal", "sigma", sigma);
+  const ParamCheck check("lognormal");
+  check.finite("mu", mu).non_negative("sigma", sigma);
   const double mean = lognormal_mean(mu, sigma);
   if (!std::isfinite(mean) || mean <= 0.0) {
-    throw_bad_param("lognormal", "mean exp(mu + sigma^2/2) must be finite and > 0", mean);
+    check.fail("mean exp(mu + sigma^2/2) must be finite and > 0", mean);
   }
   return Distribution(Kind::kLognormal, mu, sigma, 0.0, mean);
 }
 
 Distribution Distribution::lognormal_mean_sigma(double mean, double sigma) {
-  require_positive("lognormal", "mean", mean);
-  require_non_negative("lognormal", "sigma", sigma);
+  ParamCheck("lognormal").positive("mean", mean).non_negative("sigma", sigma);
   const double mu = std::log(mean) - 0.5 * sigma * sigma;
   return Distribution(Kind::kLognormal, mu, sigma, 0.0, mean);
 }
@@ -276,24 +289,22 @@ Distribution Distribution::lognormal_mean_stddev(double mean, double stddev) {
 }
 
 Distribution Distribution::normal(double mean, double sd) {
-  require_positive("normal", "mean", mean);
-  require_non_negative("normal", "sd", sd);
+  ParamCheck("normal").positive("mean", mean).non_negative("sd", sd);
   return Distribution(Kind::kNormal, mean, sd, 0.0, normal_truncated_at_zero_mean(mean, sd));
 }
 
 Distribution Distribution::exp_weibull(double shape, double scale, double alpha) {
-  require_positive("exp_weibull", "shape", shape);
-  require_positive("exp_weibull", "scale", scale);
-  require_positive("exp_weibull", "alpha", alpha);
+  const ParamCheck check("exp_weibull");
+  check.positive("shape", shape).positive("scale", scale).positive("alpha", alpha);
   const double mean = exp_weibull_mean(shape, scale, alpha);
-  require_finite("exp_weibull", "mean", mean);
+  check.finite("mean", mean);
   return Distribution(Kind::kExpWeibull, shape, scale, alpha, mean);
 }
 
 Distribution Distribution::empirical(std::vector<double> samples) {
   auto table = std::make_shared<const Empirical>(std::move(samples));
   for (const double x : table->sorted_samples()) {
-    if (x < 0.0) throw_bad_param("empirical", "samples must be >= 0", x);
+    if (x < 0.0) ParamCheck("empirical").fail("samples must be >= 0", x);
   }
   Distribution d(Kind::kEmpirical, 0.0, 0.0, 0.0, table->mean());
   d.empirical_ = std::move(table);

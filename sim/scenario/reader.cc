@@ -71,6 +71,8 @@ const json& empty_object() {
 
 // A default as JSON the reader reads back to exactly the same value: numbers as
 // numbers, durations as a whole count of their largest exact unit ("30m", "1500ms").
+json default_json(bool v) { return v; }
+json default_json(const std::string& v) { return v; }
 json default_json(double v) { return v; }
 json default_json(int64_t v) { return v; }
 json default_json(core::Duration d) {
@@ -143,6 +145,18 @@ ObjectReader ObjectReader::describe(std::string path) {
 }
 
 template <class T>
+std::optional<T> ObjectReader::absent(std::string_view key, Need need, std::optional<T> def,
+                                      T placeholder) const {
+  if (need == Need::kDefault) {
+    note_default(key, default_json(*def));
+    return def;
+  }
+  if (need == Need::kOptional) return std::nullopt;
+  if (!describing()) report_missing(key);
+  return placeholder;
+}
+
+template <class T>
 std::optional<T> ObjectReader::get(std::string_view key, const Quantity<T>& q, Need need,
                                    std::optional<T> def, std::string_view help, T min, T max) {
   record({std::string(key), std::string(q.kind), std::string(q.unit), need == Need::kRequired,
@@ -150,15 +164,7 @@ std::optional<T> ObjectReader::get(std::string_view key, const Quantity<T>& q, N
           range_text(q, min, max, q.natural_min, q.natural_max)});
   const json* value = lookup(key);
   const T placeholder = std::max(min, std::min(q.placeholder, max));
-  if (value == nullptr) {
-    if (need == Need::kDefault) {
-      note_default(key, default_json(*def));
-      return def;
-    }
-    if (need == Need::kOptional) return std::nullopt;
-    if (!describing()) report_missing(key);
-    return placeholder;
-  }
+  if (value == nullptr) return absent(key, need, def, placeholder);
   const std::optional<T> fallback =
       need == Need::kOptional ? std::nullopt : std::optional<T>(def.value_or(placeholder));
   T result;
@@ -202,15 +208,7 @@ std::optional<bool> ObjectReader::get_boolean(std::string_view key, Need need,
   record({std::string(key), "bool", "", need == Need::kRequired,
           def ? (*def ? "true" : "false") : "", std::string(help), ""});
   const json* value = lookup(key);
-  if (value == nullptr) {
-    if (need == Need::kDefault) {
-      note_default(key, *def);
-      return def;
-    }
-    if (need == Need::kOptional) return std::nullopt;
-    if (!describing()) report_missing(key);
-    return false;
-  }
+  if (value == nullptr) return absent(key, need, def, false);
   if (!value->is_boolean()) {
     report(key, "expected true or false, got " + describe_value(*value));
     return need == Need::kOptional ? std::nullopt : std::optional<bool>(def.value_or(false));
@@ -240,15 +238,7 @@ std::optional<std::string> ObjectReader::get_string(std::string_view key, Need n
           listed ? "one of " + quoted_list(*options) : ""});
   const json* value = lookup(key);
   const std::string placeholder = (options && !options->empty()) ? options->front() : "";
-  if (value == nullptr) {
-    if (need == Need::kDefault) {
-      note_default(key, *def);
-      return def;
-    }
-    if (need == Need::kOptional) return std::nullopt;
-    if (!describing()) report_missing(key);
-    return placeholder;
-  }
+  if (value == nullptr) return absent(key, need, def, placeholder);
   const std::string expected = options ? "one of " + quoted_list(*options) : "a string";
   if (!value->is_string()) {
     report(key, fmt::format("expected {}, got {}", expected, describe_value(*value)));

@@ -202,6 +202,12 @@ class ObjectReader {
                        detail::Need need, std::optional<T> def, std::string_view help, T min,
                        T max);
   const nlohmann::json* lookup(std::string_view key) const;
+  // What a read of an absent key returns: `def` (noted as the default taken)
+  // when the key has a default, nothing when it is optional, else
+  // `placeholder`, after reporting the key missing (not while describing).
+  template <class T>
+  std::optional<T> absent(std::string_view key, detail::Need need, std::optional<T> def,
+                          T placeholder) const;
   void record(ParamDoc doc);  // doc.key: the key within this object
   std::string doc_path(std::string_view key) const;
   // `placeholder`: read the child in describe mode (it stands for a missing object).
