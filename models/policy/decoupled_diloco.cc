@@ -40,10 +40,9 @@ void DecoupledDiloco::start(RunContext& ctx) {
   create_learners();
   paces_.assign(config_.learners, Pace{});  // a group's start may call its listener
   transfers_ = std::make_unique<FragmentTransfers>(ctx, config_);
-  gate_ = std::make_unique<DecoupledDilocoGate>(ctx, config_, learners_, schedule_, rounds_,
-                                                *transfers_);
-  syncer_ = std::make_unique<DecoupledDilocoSyncer>(ctx, config_, learners_, schedule_, rounds_,
-                                                    *transfers_, *gate_);
+  const DecoupledDilocoParts parts{ctx, config_, learners_, schedule_};
+  gate_ = std::make_unique<DecoupledDilocoGate>(parts, rounds_, *transfers_);
+  syncer_ = std::make_unique<DecoupledDilocoSyncer>(parts, rounds_, *transfers_, *gate_);
   h_window_ = ctx.sim.add_handler(ctx.policy_name + ".window", [this](const core::Event& e) {
     on_window(e.a, e.b != 0);
   });

@@ -4,17 +4,15 @@
 
 namespace goodsim::models::policy {
 
-DecoupledDilocoGate::DecoupledDilocoGate(RunContext& ctx, const DecoupledDilocoConfig& config,
-                                         DecoupledDilocoLearners& learners,
-                                         const FragmentSchedule& schedule,
+DecoupledDilocoGate::DecoupledDilocoGate(const DecoupledDilocoParts& parts,
                                          const FragmentRounds& rounds,
                                          const FragmentTransfers& transfers)
-    : ctx_(ctx), config_(config), learners_(learners), schedule_(schedule), rounds_(rounds),
-      transfers_(transfers) {
-  gates_.resize(learners.size());
-  waits_.resize(learners.size());
-  merges_.resize(config.fragments);
-  waiting_.assign(config.fragments, 0);
+    : ctx_(parts.ctx), config_(parts.config), learners_(parts.learners),
+      schedule_(parts.schedule), rounds_(rounds), transfers_(transfers) {
+  gates_.resize(learners_.size());
+  waits_.resize(learners_.size());
+  merges_.resize(config_.fragments);
+  waiting_.assign(config_.fragments, 0);
 }
 
 void DecoupledDilocoGate::start() {

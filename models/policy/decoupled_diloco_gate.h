@@ -43,21 +43,18 @@
 #include <optional>
 #include <vector>
 
-#include "models/policy/decoupled_diloco_config.h"
-#include "models/policy/decoupled_diloco_learner.h"
+#include "models/policy/decoupled_diloco_parts.h"
 #include "models/policy/decoupled_diloco_rounds.h"
-#include "models/policy/decoupled_diloco_schedule.h"
 #include "models/policy/decoupled_diloco_transfers.h"
-#include "models/run_context.h"
 
 namespace goodsim::models::policy {
 
 class DecoupledDilocoGate {
  public:
-  // Everything passed in must outlive the gate.
-  DecoupledDilocoGate(RunContext& ctx, const DecoupledDilocoConfig& config,
-                      DecoupledDilocoLearners& learners, const FragmentSchedule& schedule,
-                      const FragmentRounds& rounds, const FragmentTransfers& transfers);
+  // Reads `rounds` (which the syncer writes) and `transfers`; everything
+  // passed in must outlive the gate.
+  DecoupledDilocoGate(const DecoupledDilocoParts& parts, const FragmentRounds& rounds,
+                      const FragmentTransfers& transfers);
   // Registers its handler ("wait" only: "skip" adds none, so the run's other
   // handlers keep their numbers). Call once, before any other call.
   void start();

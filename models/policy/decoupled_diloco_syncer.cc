@@ -6,20 +6,19 @@
 
 namespace goodsim::models::policy {
 
-DecoupledDilocoSyncer::DecoupledDilocoSyncer(RunContext& ctx, const DecoupledDilocoConfig& config,
-                                             DecoupledDilocoLearners& learners,
-                                             const FragmentSchedule& schedule,
+DecoupledDilocoSyncer::DecoupledDilocoSyncer(const DecoupledDilocoParts& parts,
                                              FragmentRounds& rounds, FragmentTransfers& transfers,
                                              DecoupledDilocoGate& gate)
-    : ctx_(ctx), config_(config), learners_(learners), schedule_(schedule), rounds_(rounds),
-      transfers_(transfers), gate_(gate), count_(static_cast<uint32_t>(learners.size())),
-      merge_(schedule, config.overlap_steps, learners),
-      grace_(config.overlap_steps, config.gamma, config.ema_weight) {
-  handler_ = ctx.sim.add_handler(ctx.policy_name + ".syncer_round", [this](const core::Event& e) {
+    : ctx_(parts.ctx), config_(parts.config), learners_(parts.learners),
+      schedule_(parts.schedule), rounds_(rounds), transfers_(transfers), gate_(gate),
+      count_(static_cast<uint32_t>(learners_.size())),
+      merge_(schedule_, config_.overlap_steps, learners_),
+      grace_(config_.overlap_steps, config_.gamma, config_.ema_weight) {
+  handler_ = ctx_.sim.add_handler(ctx_.policy_name + ".syncer_round", [this](const core::Event& e) {
     if (e.a == kWake) return wake();
     on_event(static_cast<uint32_t>(e.a));
   });
-  trace_track_ = ctx.trace_track("syncer");
+  trace_track_ = ctx_.trace_track("syncer");
 }
 
 void DecoupledDilocoSyncer::start() {

@@ -13,7 +13,9 @@
 //   DecoupledDilocoGate decoupled_diloco_gate.h      late-fragment holds,
 //                                                    told of merges and jumps
 //
-// Dependencies point one way: the syncer includes all of them; the gate
+// Both the syncer and the gate are built from DecoupledDilocoParts
+// (decoupled_diloco_parts.h: the run, the configuration, the learners and the
+// schedule). Dependencies point one way: the syncer includes all of them; the gate
 // reads the schedule, the rounds and the transfers, never the syncer; the
 // parts include none of the syncer or the gate.
 //
@@ -60,16 +62,13 @@
 #include <vector>
 
 #include "models/loss/loss_model.h"
-#include "models/policy/decoupled_diloco_config.h"
 #include "models/policy/decoupled_diloco_gate.h"
-#include "models/policy/decoupled_diloco_learner.h"
 #include "models/policy/decoupled_diloco_merge.h"
+#include "models/policy/decoupled_diloco_parts.h"
 #include "models/policy/decoupled_diloco_quorum.h"
 #include "models/policy/decoupled_diloco_rounds.h"
-#include "models/policy/decoupled_diloco_schedule.h"
 #include "models/policy/decoupled_diloco_stats.h"
 #include "models/policy/decoupled_diloco_transfers.h"
-#include "models/run_context.h"
 
 namespace goodsim::models::policy {
 
@@ -77,10 +76,8 @@ class DecoupledDilocoSyncer {
  public:
   // Registers its handler. Everything passed in must outlive the syncer; the
   // syncer writes `rounds` and tells `gate` of merges, jumps and moved merges.
-  DecoupledDilocoSyncer(RunContext& ctx, const DecoupledDilocoConfig& config,
-                        DecoupledDilocoLearners& learners, const FragmentSchedule& schedule,
-                        FragmentRounds& rounds, FragmentTransfers& transfers,
-                        DecoupledDilocoGate& gate);
+  DecoupledDilocoSyncer(const DecoupledDilocoParts& parts, FragmentRounds& rounds,
+                        FragmentTransfers& transfers, DecoupledDilocoGate& gate);
 
   // Opens the first round of every fragment. Call once learners started.
   void start();
