@@ -54,7 +54,9 @@ std::vector<double> policy_work(const PreparedScenario& p, const ResourceEstimat
   std::vector<double> work;
   work.reserve(p.policies.size());
   for (const PreparedPolicy& pp : p.policies) {
-    const uint32_t learners = std::max<uint32_t>(1, pp.make()->learner_count());
+    // 0 before start() is "one per site" (diloco's per_site placement).
+    const uint32_t count = pp.make()->learner_count();
+    const uint32_t learners = std::max<uint32_t>(1, count != 0 ? count : p.layout.sites());
     work.push_back(estimate.events_per_run * learners);
   }
   return work;

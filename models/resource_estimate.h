@@ -40,8 +40,8 @@ ResourceEstimate estimate_resources(const PreparedScenario& prepared);
 
 // The expected work of each policy's run, in policy order: the modelled events of one run
 // (estimate.events_per_run, the same for every policy: each replays the same history)
-// times the learners the policy keeps (LearnerView::learner_count() of a fresh policy, at
-// least 1). The learners stand for what the events do not show: a multi-learner policy
+// times the learners the policy keeps (LearnerView::learner_count() of a fresh policy; a
+// count of 0, one learner per site decided at start, is the layout's sites; at least 1). The learners stand for what the events do not show: a multi-learner policy
 // adds its own rounds and visits its learners on each change, so its work grows with them
 // (scenarios/paper-1.2m.json, `goodsim run -v`: 0.03 s for data_parallel, 0.19, 0.31, 0.49
 // and 0.89 s for Decoupled DiLoCo with 2, 4, 8 and 16 learners). A ranking for scheduling

@@ -336,6 +336,16 @@ void run_in_slices(core::Simulation& sim, core::SimTime horizon, const std::stri
 
 namespace {
 
+// Longest expected first (policy_work); policy order if the ranking cannot be made
+// (a policy that cannot even be built then fails in its own run, in policy order).
+std::vector<size_t> dispatch_order(const PreparedScenario& prepared) {
+  try {
+    return longest_first(policy_work(prepared, estimate_resources(prepared)));
+  } catch (...) {
+    return longest_first(std::vector<double>(prepared.policies.size(), 0.0));
+  }
+}
+
 // The policies of `prepared` on `jobs` threads (the calling one included), started
 // longest expected first (policy_work, longest_first); results, spools and errors are
 // kept by policy index, so the outputs do not depend on that order. Policy i is skipped
@@ -354,8 +364,7 @@ std::vector<output::PolicyResult> run_in_parallel(const PreparedScenario& prepar
                                                  events->max_bytes());
     }
   }
-  const std::vector<size_t> order =
-      longest_first(policy_work(prepared, estimate_resources(prepared)));
+  const std::vector<size_t> order = dispatch_order(prepared);
   std::atomic<size_t> next{0};
   std::atomic<size_t> first_failed{n};
   const auto work = [&] {

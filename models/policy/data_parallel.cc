@@ -82,7 +82,9 @@ void DataParallel::start(RunContext& ctx) {
 const char* DataParallel::state_name(State s) {
   static constexpr std::array<const char*, kStateCount> kNames = {
       "training", "checkpoint", "waiting", "restart", "done"};  // in State order
-  return kNames.at(static_cast<size_t>(s));
+  const auto i = static_cast<size_t>(s);
+  GOODSIM_CHECK(i < kStateCount);
+  return kNames[i];
 }
 
 void DataParallel::enter(State s) {

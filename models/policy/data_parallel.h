@@ -83,6 +83,7 @@ class DataParallel : public SingleJobPolicy {
  private:
   enum class State { kRunning, kCheckpoint, kWaiting, kRestarting, kDone };
   static constexpr size_t kStateCount = 5;
+  static_assert(static_cast<size_t>(State::kDone) + 1 == kStateCount, "kDone is the last State");
   struct Snapshot {
     uint64_t steps = 0;
     ChipNanos productive = 0;

@@ -19,25 +19,6 @@ inline int64_t floor_div(int64_t a, int64_t b) {
   return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
-// Largest schedule step c <= s with c mod H == t and c >= 1; 0 if none.
-// REQUIRES: t < h.
-inline int64_t latest_report(int64_t s, uint64_t t, uint64_t h) {
-  const auto hh = static_cast<int64_t>(h);
-  const auto tt = static_cast<int64_t>(t);
-  const int64_t c = tt + floor_div(s - tt, hh) * hh;
-  return c >= 1 ? c : 0;
-}
-
-// Smallest schedule step c > after with c mod H == t and c >= 1.
-// REQUIRES: t < h.
-inline int64_t next_report(int64_t after, uint64_t t, uint64_t h) {
-  const auto hh = static_cast<int64_t>(h);
-  const auto tt = static_cast<int64_t>(t);
-  int64_t c = tt + (floor_div(after - tt, hh) + 1) * hh;
-  while (c < 1) c += hh;
-  return c;
-}
-
 // floor(a / h) for a divisor h fixed at construction, asked for every
 // learner at every round. For 0 <= a < 2^32 and 2 <= h < 2^32 it multiplies
 // instead of dividing: with M = ceil(2^64 / h), floor(a / h) = floor(M a /
@@ -48,6 +29,7 @@ class FloorDivider {
   // REQUIRES: h >= 1.
   explicit FloorDivider(uint64_t h)
       : h_(static_cast<int64_t>(h)), m_(h >= 2 && h <= UINT32_MAX ? UINT64_MAX / h + 1 : 0) {}
+  int64_t h() const { return h_; }
   int64_t operator()(int64_t a) const {
     if (m_ != 0 && a >= 0 && a <= int64_t{UINT32_MAX}) {
       __extension__ using Wide = unsigned __int128;
@@ -60,6 +42,23 @@ class FloorDivider {
   int64_t h_;
   uint64_t m_;  // ceil(2^64 / h), 0 when the multiplication does not apply
 };
+
+// Largest schedule step c <= s with c mod H == t and c >= 1; 0 if none.
+// REQUIRES: t < H (the divider's h).
+inline int64_t latest_report(int64_t s, uint64_t t, const FloorDivider& h) {
+  const auto tt = static_cast<int64_t>(t);
+  const int64_t c = tt + h(s - tt) * h.h();
+  return c >= 1 ? c : 0;
+}
+
+// Smallest schedule step c > after with c mod H == t and c >= 1.
+// REQUIRES: t < H (the divider's h).
+inline int64_t next_report(int64_t after, uint64_t t, const FloorDivider& h) {
+  const auto tt = static_cast<int64_t>(t);
+  int64_t c = tt + (h(after - tt) + 1) * h.h();
+  while (c < 1) c += h.h();
+  return c;
+}
 
 class FragmentSchedule {
  public:
@@ -77,19 +76,8 @@ class FragmentSchedule {
   // Fragment p's first round (its first report step is >= 1).
   uint64_t first_round(uint32_t p) const { return offsets_[p] == 0 ? 1 : 0; }
   // Fragment p's latest report at or before s (0 if none) and next after s.
-  // (latest_report and next_report of t_p, dividing by H with div_.)
-  int64_t latest(uint32_t p, int64_t s) const {
-    const auto t = static_cast<int64_t>(offsets_[p]);
-    const int64_t c = t + div_(s - t) * static_cast<int64_t>(h_);
-    return c >= 1 ? c : 0;
-  }
-  int64_t next(uint32_t p, int64_t after) const {
-    const auto h = static_cast<int64_t>(h_);
-    const auto t = static_cast<int64_t>(offsets_[p]);
-    int64_t c = t + (div_(after - t) + 1) * h;
-    while (c < 1) c += h;
-    return c;
-  }
+  int64_t latest(uint32_t p, int64_t s) const { return latest_report(s, offsets_[p], div_); }
+  int64_t next(uint32_t p, int64_t after) const { return next_report(after, offsets_[p], div_); }
   // The round of fragment p's next report after schedule step s.
   uint64_t next_round(uint32_t p, int64_t s) const {
     return (static_cast<uint64_t>(next(p, s)) - offsets_[p]) / h_;

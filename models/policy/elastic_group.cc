@@ -32,7 +32,9 @@ ElasticGroup::ElasticGroup(RunContext& ctx, std::string name, cluster::SliceId f
 const char* ElasticGroup::mode_name(Mode m) {
   static constexpr std::array<const char*, kModeCount> kNames = {
       "training", "reconfigure", "waiting", "down"};  // in Mode order
-  return kNames.at(static_cast<size_t>(m));
+  const auto i = static_cast<size_t>(m);
+  GOODSIM_CHECK(i < kModeCount);
+  return kNames[i];
 }
 
 void ElasticGroup::set_mode(Mode m) {

@@ -71,6 +71,7 @@ class ElasticGroup {
  public:
   enum class Mode { kRunning, kReconfiguring, kHeld, kDown };
   static constexpr size_t kModeCount = 4;
+  static_assert(static_cast<size_t>(Mode::kDown) + 1 == kModeCount, "kDown is the last Mode");
   using Listener = std::function<void(ElasticGroup&)>;
 
   // REQUIRES: first < end <= slices; spec.min_slices >= 1. Registers its

@@ -16,8 +16,10 @@ class FixedList {
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   bool full() const { return size_ == N; }
+  // REQUIRES: i < size().
   T& operator[](size_t i) { return items_[i]; }
   const T& operator[](size_t i) const { return items_[i]; }
+  // REQUIRES: !empty().
   T& back() { return items_[size_ - 1]; }
   const T& back() const { return items_[size_ - 1]; }
   T* begin() { return items_.data(); }
@@ -25,11 +27,12 @@ class FixedList {
   const T* begin() const { return items_.data(); }
   const T* end() const { return items_.data() + size_; }
 
-  // Appends x, dropping the oldest value when full.
+  // Appends x; when full, the oldest value is dropped first (a bounded history).
   void push_back(const T& x) {
     if (size_ == N) erase_front(1);
     items_[size_++] = x;
   }
+  // REQUIRES: !empty().
   void pop_back() { --size_; }
   void clear() { size_ = 0; }
   // Drops the n oldest values. REQUIRES: n <= size().

@@ -234,6 +234,21 @@ TEST_CASE("parallel runs start the policy with the most expected work first, wit
   }
 }
 
+TEST_CASE("a policy with one learner per site counts the layout's sites as its learners",
+          "[models][runner]") {
+  nlohmann::json doc = testing::small_scenario("1d", "20d", "1h", "5m", 12, 2);
+  doc["cluster"]["sites"] = {{{"name", "a"}}, {{"name", "b"}}, {{"name", "c"}}};
+  doc["cluster"]["links"] = {
+      {{"from", "a"}, {"to", "b"}, {"bandwidth", "5Gbps"}, {"latency", "20ms"}},
+      {{"from", "b"}, {"to", "c"}, {"bandwidth", "5Gbps"}, {"latency", "20ms"}}};
+  doc["policies"].push_back({{"name", "site"}, {"type", "diloco"}, {"placement", "per_site"}});
+  doc["policies"].push_back({{"name", "two"}, {"type", "diloco"}, {"learners", 2}});
+  const auto prepared = testing::prepare_doc(doc);
+  const ResourceEstimate estimate = estimate_resources(prepared);
+  const double one = estimate.events_per_run;
+  CHECK(policy_work(prepared, estimate) == std::vector<double>{one, 3 * one, 2 * one});
+}
+
 TEST_CASE("two threads start with the two policies of most expected work", "[models][runner]") {
   const auto prepared = testing::prepare_doc(longest_last_doc());
   // Each policy reports progress after its first slice; a thread's first report waits for

@@ -53,17 +53,17 @@ core::SimTime run_observed(Harness& h, DecoupledDiloco& d, Rounds& rounds, doubl
 
 TEST_CASE("schedule arithmetic: the report steps of a fragment", "[models][decoupled]") {
   // H = 24, t_p = 5: reports at 5, 29, 53, ...
-  CHECK(latest_report(4, 5, 24) == 0);
-  CHECK(latest_report(5, 5, 24) == 5);
-  CHECK(latest_report(52, 5, 24) == 29);
-  CHECK(next_report(0, 5, 24) == 5);
-  CHECK(next_report(5, 5, 24) == 29);
-  CHECK(next_report(-100, 5, 24) == 5);
+  CHECK(latest_report(4, 5, FloorDivider(24)) == 0);
+  CHECK(latest_report(5, 5, FloorDivider(24)) == 5);
+  CHECK(latest_report(52, 5, FloorDivider(24)) == 29);
+  CHECK(next_report(0, 5, FloorDivider(24)) == 5);
+  CHECK(next_report(5, 5, FloorDivider(24)) == 29);
+  CHECK(next_report(-100, 5, FloorDivider(24)) == 5);
   // t_p = 0 never reports at step 0.
-  CHECK(latest_report(23, 0, 24) == 0);
-  CHECK(latest_report(24, 0, 24) == 24);
-  CHECK(next_report(0, 0, 24) == 24);
-  CHECK(next_report(-1, 0, 24) == 24);
+  CHECK(latest_report(23, 0, FloorDivider(24)) == 0);
+  CHECK(latest_report(24, 0, FloorDivider(24)) == 24);
+  CHECK(next_report(0, 0, FloorDivider(24)) == 24);
+  CHECK(next_report(-1, 0, FloorDivider(24)) == 24);
   DecoupledDilocoConfig c = config(4, 24, 8, 2, 1);
   CHECK(c.offset(0) == 0);
   CHECK(c.offset(1) == 3);

@@ -96,12 +96,20 @@ TEST_CASE("fragment schedule: the multiplying divider against division", "[model
       REQUIRE(div(a) == floor_div(a, hh));
     }
   }
-  // latest() and next() of the schedule against the reference functions.
+  // latest() and next() of the schedule against a search step by step.
   const FragmentSchedule s(5, 24);
-  for (int64_t c = -60; c < 5000; c += 7) {
+  const auto report = [&s](uint32_t p, int64_t c) {
+    return c >= 1 && floor_div(c - static_cast<int64_t>(s.offset(p)), 24) * 24 ==
+                         c - static_cast<int64_t>(s.offset(p));
+  };
+  for (int64_t c = -60; c < 3000; c += 7) {
     for (uint32_t p = 0; p < 5; ++p) {
-      CHECK(s.latest(p, c) == latest_report(c, s.offset(p), 24));
-      CHECK(s.next(p, c) == next_report(c, s.offset(p), 24));
+      int64_t latest = c;
+      while (latest >= 1 && !report(p, latest)) --latest;
+      int64_t next = c + 1;
+      while (!report(p, next)) ++next;
+      CHECK(s.latest(p, c) == std::max<int64_t>(latest, 0));
+      CHECK(s.next(p, c) == next);
     }
   }
 }
