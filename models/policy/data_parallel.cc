@@ -82,9 +82,7 @@ void DataParallel::start(RunContext& ctx) {
 const char* DataParallel::state_name(State s) {
   static constexpr std::array<const char*, kStateCount> kNames = {
       "training", "checkpoint", "waiting", "restart", "done"};  // in State order
-  const auto i = static_cast<size_t>(s);
-  GOODSIM_CHECK(i < kStateCount);
-  return kNames[i];
+  return name_in_order(kNames, s);
 }
 
 void DataParallel::enter(State s) {

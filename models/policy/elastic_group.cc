@@ -32,9 +32,7 @@ ElasticGroup::ElasticGroup(RunContext& ctx, std::string name, cluster::SliceId f
 const char* ElasticGroup::mode_name(Mode m) {
   static constexpr std::array<const char*, kModeCount> kNames = {
       "training", "reconfigure", "waiting", "down"};  // in Mode order
-  const auto i = static_cast<size_t>(m);
-  GOODSIM_CHECK(i < kModeCount);
-  return kNames[i];
+  return name_in_order(kNames, m);
 }
 
 void ElasticGroup::set_mode(Mode m) {

@@ -16,6 +16,14 @@
 
 namespace goodsim::models::policy {
 
+// The name of mode m of an enum with N modes, from its names in enum order.
+template <size_t N, class Mode>
+const char* name_in_order(const std::array<const char*, N>& names, Mode m) {
+  const auto i = static_cast<size_t>(m);
+  GOODSIM_CHECK(i < N);
+  return names[i];
+}
+
 template <size_t N>
 class ModeTimes {
  public:
