@@ -25,8 +25,20 @@ SCENARIO = dict(small_scenario("report-test",
 KINDS = ("run", "runs", "sweep", "calibrate", "diff", "solve")
 
 
+def run(args, **kw):
+    """Runs a command; its CompletedProcess with text output, whatever its exit status."""
+    return subprocess.run(args, capture_output=True, text=True, check=False, **kw)
+
+
+def write_json(path, doc):
+    """Writes doc to path as JSON; returns path."""
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+    return path
+
+
 def goodsim(binary, *args):
-    result = subprocess.run([binary, *args], capture_output=True, text=True, check=False)
+    result = run([binary, *args])
     if result.returncode not in (0, 1):
         raise RuntimeError(f"goodsim {' '.join(args)}: exit {result.returncode}: {result.stderr}")
     return result

@@ -5,7 +5,6 @@ Usage: test_analysis.py GOODSIM_BINARY   (run by ctest)
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import unittest
@@ -22,8 +21,7 @@ SCENARIO = report_fixtures.small_scenario(
                       {"name": "elastic", "type": "elastic_data_parallel"}])
 
 
-def run(args, **kw):
-    return subprocess.run(args, capture_output=True, text=True, check=False, **kw)
+run = report_fixtures.run
 
 
 class AnalysisTest(unittest.TestCase):
@@ -32,9 +30,7 @@ class AnalysisTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
-        scenario = os.path.join(cls.tmp.name, "s.json")
-        with open(scenario, "w", encoding="utf-8") as f:
-            json.dump(SCENARIO, f)
+        scenario = report_fixtures.write_json(os.path.join(cls.tmp.name, "s.json"), SCENARIO)
         cls.out = os.path.join(cls.tmp.name, "out")
         result = run([GOODSIM, "run", scenario, "--out", cls.out, "--quiet"])
         assert result.returncode == 0, result.stderr
@@ -177,9 +173,7 @@ class UnitsAndOrderTest(unittest.TestCase):
     def setUpClass(cls):
         sys.path.insert(0, ANALYSIS)
         cls.tmp = tempfile.TemporaryDirectory()
-        cls.scenario = os.path.join(cls.tmp.name, "s.json")
-        with open(cls.scenario, "w", encoding="utf-8") as f:
-            json.dump(SCENARIO, f)
+        cls.scenario = report_fixtures.write_json(os.path.join(cls.tmp.name, "s.json"), SCENARIO)
         cls.log_sweep = os.path.join(cls.tmp.name, "log-sweep")
         result = run([GOODSIM, "sweep", cls.scenario, "--vary", "failures.0.mtbf=log:1y..8y:4",
                       "--vary", "policies.0.restart_time=20m,5m,10m", "--seeds", "2",
@@ -249,8 +243,7 @@ class UnitsAndOrderTest(unittest.TestCase):
                         chaos=[{"at": "1d", "action": "fail", "target": {"slice": 1},
                                 "duration": "2h"}])
         path = os.path.join(self.tmp.name, "chaos.json")
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(scenario, f)
+        report_fixtures.write_json(path, scenario)
         out = os.path.join(self.tmp.name, "chaos-out")
         result = run([GOODSIM, "run", path, "--out", out, "--quiet", "--events"])
         self.assertEqual(result.returncode, 0, result.stderr)

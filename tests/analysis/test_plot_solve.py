@@ -3,9 +3,7 @@
 
 Usage: test_plot_solve.py GOODSIM_BINARY   (run by ctest)
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import unittest
@@ -22,17 +20,14 @@ SCENARIO = report_fixtures.small_scenario("solve-plot-test",
                                           [{"name": "dp", "type": "data_parallel"}])
 
 
-def run(args):
-    return subprocess.run(args, capture_output=True, text=True, check=False)
+run = report_fixtures.run
 
 
 class PlotSolveTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
-        scenario = os.path.join(cls.tmp.name, "s.json")
-        with open(scenario, "w", encoding="utf-8") as f:
-            json.dump(SCENARIO, f)
+        scenario = report_fixtures.write_json(os.path.join(cls.tmp.name, "s.json"), SCENARIO)
         cls.out = os.path.join(cls.tmp.name, "solve")
         result = run([GOODSIM, "solve", scenario, "--find", "policies.0.restart_time=1m..4h",
                       "--require", "uptime>=0.9", "--maximize", "--seeds", "4", "-q",

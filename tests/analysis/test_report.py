@@ -5,7 +5,6 @@ show, not pixels): axes that do not mislead, shared scales, labelled heatmaps.
 Usage: test_report.py GOODSIM_BINARY   (run by ctest)
 """
 import os
-import subprocess
 import sys
 import tempfile
 import unittest
@@ -20,7 +19,7 @@ GOODSIM = None
 
 
 def run(args, env=None):
-    return subprocess.run(args, capture_output=True, text=True, check=False, env=env)
+    return report_fixtures.run(args, env=env)
 
 
 class ReportTest(unittest.TestCase):
