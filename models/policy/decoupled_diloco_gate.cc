@@ -24,8 +24,9 @@ void DecoupledDilocoGate::start() {
   });
 }
 
+// Without "wait" no learner is ever held or predicted: nothing to do.
 void DecoupledDilocoGate::update(uint32_t m) {
-  if (stopped_) return;
+  if (stopped_ || !config_.transfer.wait()) return;
   Gate& g = gates_[m];
   disarm(m);
   if (g.held) {
@@ -41,7 +42,7 @@ void DecoupledDilocoGate::update(uint32_t m) {
 }
 
 void DecoupledDilocoGate::on_merged(uint32_t p) {
-  if (stopped_) return;
+  if (stopped_ || !config_.transfer.wait()) return;
   note_merge(p);
   for (uint32_t m = 0, n = static_cast<uint32_t>(gates_.size()); m < n; ++m) {
     Gate& g = gates_[m];

@@ -59,7 +59,7 @@ void FragmentMerge::contribute(uint32_t p, uint32_t m, int64_t open_step, core::
     const int64_t before = schedule_->latest(p, l.sched_of(point - 1));
     if (before > s.consumed) add_piece(k, s, l, before);
     s.base_own = point;
-    s.base_tokens = l.tokens_at(point);
+    s.base_tokens = count_tokens_ ? l.tokens_at(point) : 0.0;
     s.base_age = 0;
   }
   s.arrivals.erase_front(applied);
@@ -78,14 +78,15 @@ void FragmentMerge::add_piece(Contribution& k, Slot& s, const DecoupledDilocoLea
   const bool since_base = s.base_own >= s.merged_own;
   const uint64_t from = since_base ? s.base_own : s.merged_own;
   if (own <= from) return;
+  k.staleness = std::max(k.staleness, own - s.base_own + s.base_age);
+  s.merged_own = own;
+  ++k.pieces;
+  if (!count_tokens_) return;
   const double at_report = l.tokens_at(own);
   const double tokens = at_report - (since_base ? s.base_tokens : s.merged_tokens);
   k.tokens += tokens;
   k.weight += tokens * tokens / static_cast<double>(own - from);
-  k.staleness = std::max(k.staleness, own - s.base_own + s.base_age);
-  s.merged_own = own;
   s.merged_tokens = at_report;
-  ++k.pieces;
 }
 
 void FragmentMerge::drop_pending(uint32_t m, core::SimTime now) {
@@ -98,7 +99,8 @@ void FragmentMerge::drop_pending(uint32_t m, core::SimTime now) {
 void FragmentMerge::reset(uint32_t m, int64_t sched, uint64_t own, double tokens,
                           const std::vector<uint64_t>& ages) {
   for (uint32_t p = 0; p < schedule_->fragments(); ++p) {
-    slots_[at(p, m)] = Slot{sched, own, tokens, ages[p], own, tokens, {}};
+    const double t = count_tokens_ ? tokens : 0.0;
+    slots_[at(p, m)] = Slot{sched, own, t, ages[p], own, t, {}};
   }
 }
 
@@ -151,8 +153,10 @@ void FragmentMerge::shift(uint32_t p, uint32_t m, uint64_t k, core::Duration spa
   s.consumed += static_cast<int64_t>(steps);
   s.base_own += steps;
   s.merged_own += steps;
-  s.base_tokens = l.tokens_at(s.base_own);
-  s.merged_tokens = l.tokens_at(s.merged_own);
+  if (count_tokens_) {
+    s.base_tokens = l.tokens_at(s.base_own);
+    s.merged_tokens = l.tokens_at(s.merged_own);
+  }
   for (Arrival& a : s.arrivals) {
     a.at = a.at + span;
     a.own = Arrival::kUnknown;  // recomputed when asked, from the learner's history

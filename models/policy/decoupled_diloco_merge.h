@@ -61,6 +61,10 @@ class FragmentMerge {
                 const DecoupledDilocoLearners& learners);
 
   const Slot& slot(uint32_t p, uint32_t m) const { return slots_[at(p, m)]; }
+  // Whether contributions carry tokens and weights (and slots their token
+  // marks). Only the event log and the loss model read them; without either
+  // they stay 0 and every other field is the same.
+  void set_count_tokens(bool on) { count_tokens_ = on; }
   const std::vector<Slot>& slots() const { return slots_; }
 
   // Appends to `out` learner m's progress on fragment p not merged yet, if
@@ -101,6 +105,7 @@ class FragmentMerge {
   uint64_t tau_;
   const DecoupledDilocoLearners* learners_;
   uint32_t count_;
+  bool count_tokens_ = true;
   std::vector<Slot> slots_;
 };
 

@@ -21,7 +21,10 @@ DecoupledDilocoSyncer::DecoupledDilocoSyncer(const DecoupledDilocoParts& parts,
   trace_track_ = ctx_.trace_track("syncer");
 }
 
+// Tokens and weights only for their readers: the loss model, the event log
+// and a round observer (statistics.tokens_merged is 0 without them).
 void DecoupledDilocoSyncer::start() {
+  merge_.set_count_tokens(ctx_.loss != nullptr || ctx_.events != nullptr || observer_);
   std::vector<uint64_t> first(config_.fragments);
   for (uint32_t p = 0; p < config_.fragments; ++p) first[p] = schedule_.first_round(p);
   rounds_.start(first, count_, now(), config_.grace);

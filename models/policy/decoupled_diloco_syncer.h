@@ -96,7 +96,11 @@ class DecoupledDilocoSyncer {
 
   int64_t clock() const { return clock_; }
   const SyncerStats& stats() const { return stats_; }
-  void set_observer(std::function<void(const RoundRecord&)> f) { observer_ = std::move(f); }
+  // Round records carry tokens and weights from then on (see start()).
+  void set_observer(std::function<void(const RoundRecord&)> f) {
+    observer_ = std::move(f);
+    if (observer_) merge_.set_count_tokens(true);
+  }
   // Turns the fast-forward on (see above). No skip starts while the gate
   // holds a learner (its release may wait for a round the skip would pass);
   // after a skip the gate re-predicts every learner.

@@ -280,11 +280,13 @@ TEST_CASE("staleness stays within what the schedule allows", "[models][decoupled
     h.cluster().add_slowdown(cluster::SlowdownTarget::slice(3), 1.5,
                              cluster::SlowdownMode::kScale, core::SimTime::zero());
     DecoupledDiloco d(config(4, 8, 4, 2, 1));
-    h.run(d, 5000);
+    Rounds rounds;  // an observer: the rounds count their tokens
+    run_observed(h, d, rounds, 5000);
     CHECK(d.syncer_stats().staleness_max <= 8);
     // Slower learners follow the syncer clock: they report every fragment
     // too, on time or riding along into the next round.
     CHECK(d.syncer_stats().mean_contributors() == Approx(4).epsilon(0.01));
+    CHECK(d.syncer_stats().tokens_merged > 0);
     CHECK(d.syncer_stats().tokens_merged <= 4 * d.progress(h.sim().now()).tokens);
   }
   SECTION("random failures, K = 1: within 2H, the state pulled on a rejoin within H") {
@@ -297,7 +299,8 @@ TEST_CASE("staleness stays within what the schedule allows", "[models][decoupled
     }
     const uint64_t h_steps = 24;
     DecoupledDiloco d(config(8, h_steps, 24, 2, 1));
-    h.run(d, 86400);
+    Rounds rounds;  // an observer: the rounds count their tokens
+    run_observed(h, d, rounds, 86400);
     const SyncerStats& s = d.syncer_stats();
     INFO("max staleness " << s.staleness_max << ", rejoin age " << s.rejoin_staleness_max);
     CHECK(s.rejoins > 100);
@@ -308,6 +311,7 @@ TEST_CASE("staleness stays within what the schedule allows", "[models][decoupled
     CHECK(s.staleness_max <= 2 * h_steps);
     CHECK(d.outages().downtime() == core::Duration::zero());
     // Each token is merged at most once per fragment.
+    CHECK(s.tokens_merged > 0);
     CHECK(s.tokens_merged <= 24 * d.progress(h.sim().now()).tokens);
   }
 }
@@ -434,6 +438,46 @@ TEST_CASE("nonsense configs are rejected with clear messages", "[models][decoupl
                                             {{"learner", 1}, {"join", "2h"}, {"leave", "4h"}}}))),
              Catch::Contains("windows of learner 1 overlap"));
   CHECK(error_of(base) == "accepted");
+}
+
+TEST_CASE("token sums are counted only for their readers; every other statistic is the same",
+          "[models][decoupled]") {
+  // Slower learners and outages: late reports, applied fragments and rejoins.
+  const auto run = [](bool observed) {
+    Harness h(6, 4, testing::simple_job());
+    h.cluster().add_slowdown(cluster::SlowdownTarget::slice(4), 1.3,
+                             cluster::SlowdownMode::kScale, core::SimTime::zero());
+    core::Rng rng = core::Rng::for_stream(11, "decoupled-outages");
+    for (int i = 0; i < 40; ++i) {
+      const double at = 3000.0 * rng.uniform01();
+      h.outage(at, 50 + 200 * rng.uniform01(), static_cast<uint32_t>(rng.below(6)));
+    }
+    auto d = std::make_unique<DecoupledDiloco>(config(6, 8, 4, 2, 1));
+    Rounds rounds;
+    if (observed) {
+      run_observed(h, *d, rounds, 3000);
+    } else {
+      h.run(*d, 3000);
+    }
+    return std::pair{d->syncer_stats(), d->progress(h.sim().now())};
+  };
+  const auto [counted, p1] = run(true);
+  const auto [plain, p2] = run(false);
+  CHECK(counted.tokens_merged > 0);
+  CHECK(plain.tokens_merged == 0);
+  CHECK(counted.rounds == plain.rounds);
+  CHECK(counted.rounds > 100);
+  CHECK(counted.contributions == plain.contributions);
+  CHECK(counted.quorum_sum == plain.quorum_sum);
+  CHECK(counted.staleness_sum == plain.staleness_sum);
+  CHECK(counted.staleness_max == plain.staleness_max);
+  CHECK(counted.late == plain.late);
+  CHECK(counted.clock_jumps == plain.clock_jumps);
+  CHECK(counted.rejoins > 0);
+  CHECK(counted.rejoins == plain.rejoins);
+  CHECK(counted.learner_staleness_sum == plain.learner_staleness_sum);
+  CHECK(p1.tokens == p2.tokens);
+  CHECK(p1.steps == p2.steps);
 }
 
 }  // namespace
