@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -220,6 +221,37 @@ TEST_CASE("fixed list: keeps the newest N, oldest first", "[models][decoupled]")
   CHECK(l.back() == 5);
   l.pop_back();
   CHECK(l.empty());
+}
+
+TEST_CASE("fixed list: random operations match a deque that keeps the newest N",
+          "[models][decoupled]") {
+  // Random operations against a std::deque keeping the newest 4.
+  FixedList<int, 4> l;
+  std::deque<int> ref;
+  core::Rng rng = core::Rng::for_stream(3, "fixed-list");
+  for (int i = 0; i < 5000; ++i) {
+    const uint64_t op = rng.below(5);
+    if (op <= 1) {
+      l.push_back(i);
+      ref.push_back(i);
+      if (ref.size() > 4) ref.pop_front();
+    } else if (op == 2 && !ref.empty()) {
+      const size_t n = rng.below(ref.size() + 1);
+      l.erase_front(n);
+      ref.erase(ref.begin(), ref.begin() + static_cast<std::ptrdiff_t>(n));
+    } else if (op == 3 && !ref.empty()) {
+      l.pop_back();
+      ref.pop_back();
+    } else if (!ref.empty()) {
+      const size_t n = rng.below(ref.size() + 1);
+      l.truncate(n);
+      ref.resize(n);
+    }
+    REQUIRE(l.size() == ref.size());
+    REQUIRE(std::vector<int>(l.begin(), l.end()) == std::vector<int>(ref.begin(), ref.end()));
+    for (size_t j = 0; j < ref.size(); ++j) REQUIRE(l[j] == ref[j]);
+    if (!ref.empty()) REQUIRE(l.back() == ref.back());
+  }
 }
 
 TEST_CASE("rounds: merge times and deliveries as published", "[models][decoupled]") {
