@@ -82,19 +82,18 @@ class DecoupledDilocoHistory {
 };
 
 // Asked for every learner at every round: inline. Most questions are about
-// the newest segment: checked first.
+// the newest segments, so both search backwards from the newest (a binary
+// search's branches cannot be predicted; these exit after a step or two).
 inline size_t DecoupledDilocoHistory::by_time(core::SimTime t) const {
-  if (!segments_.empty() && t >= segments_.back().start) return segments_.size() - 1;
-  auto it = std::upper_bound(segments_.begin(), segments_.end(), t,
-                             [](core::SimTime v, const Segment& s) { return v < s.start; });
-  return it == segments_.begin() ? 0 : static_cast<size_t>(it - segments_.begin()) - 1;
+  size_t i = segments_.empty() ? 0 : segments_.size() - 1;
+  while (i > 0 && segments_[i].start > t) --i;
+  return i;
 }
 
 inline size_t DecoupledDilocoHistory::by_step(uint64_t n) const {
-  if (!segments_.empty() && n >= segments_.back().steps) return segments_.size() - 1;
-  auto it = std::upper_bound(segments_.begin(), segments_.end(), n,
-                             [](uint64_t v, const Segment& s) { return v < s.steps; });
-  return it == segments_.begin() ? 0 : static_cast<size_t>(it - segments_.begin()) - 1;
+  size_t i = segments_.empty() ? 0 : segments_.size() - 1;
+  while (i > 0 && segments_[i].steps > n) --i;
+  return i;
 }
 
 inline uint64_t DecoupledDilocoHistory::steps_at(core::SimTime t) const {
