@@ -45,6 +45,11 @@ void DecoupledDilocoSyncer::start() {
 void DecoupledDilocoSyncer::update_ready(uint32_t p, uint32_t m) {
   const DecoupledDilocoLearner& l = *learners_[m];
   const FragmentRounds::Fragment& f = rounds_.fragment(p);
+  // A learner that is not running and short of the open round's report step
+  // (c >= that step) makes no report: no need to find it.
+  if (!l.running() && l.sched_now() < schedule_.round_step(p, f.round)) {
+    return rounds_.set_ready(p, m, kNever);
+  }
   const ReadyStep& step = ready_step(p, m);
   const int64_t c = step.c;
   const uint64_t own = step.own;
