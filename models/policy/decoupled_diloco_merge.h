@@ -62,9 +62,10 @@ class FragmentMerge {
 
   const Slot& slot(uint32_t p, uint32_t m) const { return slots_[at(p, m)]; }
   // Whether contributions carry tokens and weights (and slots their token
-  // marks). Only the event log and the loss model read them; without either
-  // they stay 0 and every other field is the same.
+  // marks). Only the event log, the loss model and a round observer read
+  // them; without these they stay 0 and every other field is the same.
   void set_count_tokens(bool on) { count_tokens_ = on; }
+  bool count_tokens() const { return count_tokens_; }
   const std::vector<Slot>& slots() const { return slots_; }
 
   // Appends to `out` learner m's progress on fragment p not merged yet, if

@@ -69,6 +69,7 @@
 #include "models/policy/decoupled_diloco_rounds.h"
 #include "models/policy/decoupled_diloco_stats.h"
 #include "models/policy/decoupled_diloco_transfers.h"
+#include "sim/core/check.h"
 
 namespace goodsim::models::policy {
 
@@ -96,8 +97,11 @@ class DecoupledDilocoSyncer {
 
   int64_t clock() const { return clock_; }
   const SyncerStats& stats() const { return stats_; }
-  // Round records carry tokens and weights from then on (see start()).
+  // Round records carry tokens and weights from then on (see start()), so an
+  // observer comes before the first merge (or with the event log or a loss
+  // model, which count them from the start).
   void set_observer(std::function<void(const RoundRecord&)> f) {
+    GOODSIM_CHECK(!f || stats_.rounds == 0 || merge_.count_tokens());
     observer_ = std::move(f);
     if (observer_) merge_.set_count_tokens(true);
   }
