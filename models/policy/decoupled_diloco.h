@@ -83,8 +83,9 @@ class DecoupledDiloco : public PolicyBase {
   // Stalls at sync points (late_fragments "wait"). REQUIRES: start() has run.
   const DecoupledDilocoGate& gate() const { return *gate_; }
   // Called after every merged round (for a loss model). REQUIRES: start() has
-  // run and no round was merged yet, unless the run logs events or has a loss
-  // model (the records' token sums start with the observer).
+  // run, and no round was merged and no learner rejoined yet unless the run
+  // logs events or has a loss model (the records' token sums start with the
+  // observer).
   void set_round_observer(std::function<void(const RoundRecord&)> f) {
     syncer_->set_observer(std::move(f));
   }

@@ -98,10 +98,10 @@ class DecoupledDilocoSyncer {
   int64_t clock() const { return clock_; }
   const SyncerStats& stats() const { return stats_; }
   // Round records carry tokens and weights from then on (see start()), so an
-  // observer comes before the first merge (or with the event log or a loss
-  // model, which count them from the start).
+  // observer comes before the first merge or rejoin, which write token marks
+  // (or with the event log or a loss model, which count them from the start).
   void set_observer(std::function<void(const RoundRecord&)> f) {
-    GOODSIM_CHECK(!f || stats_.rounds == 0 || merge_.count_tokens());
+    GOODSIM_CHECK(!f || merge_.count_tokens() || (stats_.rounds == 0 && stats_.rejoins == 0));
     observer_ = std::move(f);
     if (observer_) merge_.set_count_tokens(true);
   }

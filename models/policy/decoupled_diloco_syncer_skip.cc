@@ -9,11 +9,11 @@
 // period's end state is its start state shifted by one period. Every round is
 // a function of the syncer's state and of the learners' clocks, which run at
 // constant paces until the next event of another handler: so the next period
-// repeats the last one, shifted, and so on up to that event. Token counts
-// (base and merged tokens) are recomputed from the learners' histories at the
-// shifted steps, exactly as a stepped round computes them; only the running
-// sum tokens_merged adds k copies of a period's sum instead of k x P rounds
-// one by one (equal up to floating-point summation order).
+// repeats the last one, shifted, and so on up to that event. A skip happens
+// only without a loss model, event log or round observer, so the token marks
+// and sums, which only those read, are not counted (decoupled_diloco_merge.h);
+// where they are, shift() recomputes the marks from the learners' histories
+// at the shifted steps, as a stepped round computes them.
 #include <algorithm>
 
 #include "models/policy/decoupled_diloco_syncer.h"

@@ -5,6 +5,8 @@
 // the validation of configs.
 #include <catch2/catch.hpp>
 
+#include <array>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -273,36 +275,66 @@ TEST_CASE("spare slices are idle, and down while their chips are", "[models][dec
   CHECK(l.total(Category::kProductive) == cn(16, 1000 * kSec));
 }
 
+// What run_stats() reports of a run.
+struct RunStats {
+  SyncerStats syncer;
+  double tokens = 0;  // trained
+  core::Duration downtime;
+};
+
+// Runs `d` through `h` to `horizon_s`: stepped rounds with a round observer
+// (the rounds count their tokens), or as a run without one, which may
+// fast-forward.
+RunStats run_stats(Harness& h, DecoupledDiloco& d, double horizon_s, bool observed) {
+  Rounds rounds;
+  const core::SimTime end = observed ? run_observed(h, d, rounds, horizon_s)
+                                     : h.run(d, horizon_s);
+  return {d.syncer_stats(), d.progress(end).tokens, d.outages().downtime()};
+}
+
 TEST_CASE("staleness stays within what the schedule allows", "[models][decoupled]") {
+  // Each case runs as a plain run (which may fast-forward) for the staleness
+  // bounds, and observed for the bound on the tokens merged.
+  const auto both = [](const std::function<void(Harness&)>& setup, const DecoupledDilocoConfig& c,
+                       double horizon_s) {
+    std::array<RunStats, 2> out;
+    for (const bool observed : {false, true}) {
+      Harness h(c.learners, 4, testing::simple_job());
+      setup(h);
+      DecoupledDiloco d(c);
+      out[observed ? 1 : 0] = run_stats(h, d, horizon_s, observed);
+    }
+    return out;
+  };
   SECTION("heterogeneous speeds, K = 1: every sync point gets a newer fragment") {
-    Harness h(4, 4, testing::simple_job());
-    h.cluster().add_slowdown(cluster::SlowdownTarget::slice(2), 1.18,
-                             cluster::SlowdownMode::kScale, core::SimTime::zero());
-    h.cluster().add_slowdown(cluster::SlowdownTarget::slice(3), 1.5,
-                             cluster::SlowdownMode::kScale, core::SimTime::zero());
-    DecoupledDiloco d(config(4, 8, 4, 2, 1));
-    Rounds rounds;  // an observer: the rounds count their tokens
-    run_observed(h, d, rounds, 5000);
-    CHECK(d.syncer_stats().staleness_max <= 8);
+    const auto [plain, observed] = both(
+        [](Harness& h) {
+          h.cluster().add_slowdown(cluster::SlowdownTarget::slice(2), 1.18,
+                                   cluster::SlowdownMode::kScale, core::SimTime::zero());
+          h.cluster().add_slowdown(cluster::SlowdownTarget::slice(3), 1.5,
+                                   cluster::SlowdownMode::kScale, core::SimTime::zero());
+        },
+        config(4, 8, 4, 2, 1), 5000);
+    CHECK(plain.syncer.staleness_max <= 8);
     // Slower learners follow the syncer clock: they report every fragment
     // too, on time or riding along into the next round.
-    CHECK(d.syncer_stats().mean_contributors() == Approx(4).epsilon(0.01));
-    CHECK(d.syncer_stats().tokens_merged > 0);
-    CHECK(d.syncer_stats().tokens_merged <= 4 * d.progress(h.sim().now()).tokens);
+    CHECK(plain.syncer.mean_contributors() == Approx(4).epsilon(0.01));
+    CHECK(observed.syncer.tokens_merged > 0);
+    CHECK(observed.syncer.tokens_merged <= 4 * observed.tokens);
   }
   SECTION("random failures, K = 1: within 2H, the state pulled on a rejoin within H") {
     // 8 learners of one slice; 300 random slice outages over a day.
-    Harness h(8, 4, testing::simple_job());
-    core::Rng rng = core::Rng::for_stream(7, "decoupled-outages");
-    for (int i = 0; i < 300; ++i) {
-      const double at = 86400.0 * rng.uniform01();
-      h.outage(at, 30 + 600 * rng.uniform01(), static_cast<uint32_t>(rng.below(8)));
-    }
     const uint64_t h_steps = 24;
-    DecoupledDiloco d(config(8, h_steps, 24, 2, 1));
-    Rounds rounds;  // an observer: the rounds count their tokens
-    run_observed(h, d, rounds, 86400);
-    const SyncerStats& s = d.syncer_stats();
+    const auto [plain, observed] = both(
+        [](Harness& h) {
+          core::Rng rng = core::Rng::for_stream(7, "decoupled-outages");
+          for (int i = 0; i < 300; ++i) {
+            const double at = 86400.0 * rng.uniform01();
+            h.outage(at, 30 + 600 * rng.uniform01(), static_cast<uint32_t>(rng.below(8)));
+          }
+        },
+        config(8, h_steps, 24, 2, 1), 86400);
+    const SyncerStats& s = plain.syncer;
     INFO("max staleness " << s.staleness_max << ", rejoin age " << s.rejoin_staleness_max);
     CHECK(s.rejoins > 100);
     // A learner applies a newer fragment at each sync point unless the
@@ -310,10 +342,10 @@ TEST_CASE("staleness stays within what the schedule allows", "[models][decoupled
     // behind the syncer clock, reports the round within H more steps.
     CHECK(s.rejoin_staleness_max <= h_steps);
     CHECK(s.staleness_max <= 2 * h_steps);
-    CHECK(d.outages().downtime() == core::Duration::zero());
+    CHECK(plain.downtime == core::Duration::zero());
     // Each token is merged at most once per fragment.
-    CHECK(s.tokens_merged > 0);
-    CHECK(s.tokens_merged <= 24 * d.progress(h.sim().now()).tokens);
+    CHECK(observed.syncer.tokens_merged > 0);
+    CHECK(observed.syncer.tokens_merged <= 24 * observed.tokens);
   }
 }
 
