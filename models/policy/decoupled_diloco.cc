@@ -16,6 +16,10 @@ using Mode = ElasticGroup::Mode;
 // Histories longer than this are trimmed.
 constexpr size_t kHistoryTrim = 16;
 
+void add_split(ChipTimeLedger::Split& into, const ChipTimeLedger::Split& part) {
+  for (size_t c = 0; c < into.size(); ++c) into[c] += part[c];
+}
+
 }  // namespace
 
 DecoupledDiloco::DecoupledDiloco(DecoupledDilocoConfig config)
@@ -98,13 +102,14 @@ void DecoupledDiloco::on_cluster_change(const cluster::ClusterChange& change) {
   const cluster::Layout::SliceSpan span = lay.slice_span(change.domain, change.id);
   if (span.end > lay.slices() - lay.spare_slices()) count_spares();
   if (!done_) {
-    // A group whose slices the unit misses ignores the change: not asked.
+    // A group whose slices the unit misses ignores the change: not asked. A
+    // group asked calls its listener, which refreshes its part of the split.
     for (auto& l : learners_) {
       ElasticGroup& g = l->group();
       if (g.first() < span.end && span.first < g.end()) g.on_cluster_change(change);
     }
   }
-  refresh_split();
+  publish_split();  // the spares' part
 }
 
 void DecoupledDiloco::on_slowdown_change(const cluster::SlowdownChange& change) {
@@ -139,7 +144,7 @@ void DecoupledDiloco::on_group_change(uint32_t m) {
   const Pace pace = pace_of(m);
   if (pace == paces_[m]) {
     if (learners_[m]->history().size() > kHistoryTrim) syncer_->trim(m);
-    return refresh_split();
+    return refresh_split(m);
   }
   paces_[m] = pace;
   changed(m);
@@ -183,7 +188,7 @@ void DecoupledDiloco::changed(uint32_t m) {
   gate_->update(m);
   if (learners_[m]->history().size() > kHistoryTrim) syncer_->trim(m);
   outages_.set_training(any_running(), now());
-  refresh_split();
+  refresh_split(m);
   schedule_target();
 }
 
@@ -338,28 +343,59 @@ double DecoupledDiloco::kept_tokens() const {
 }
 
 void DecoupledDiloco::refresh_split() {
-  ChipTimeLedger::Split split = spares_;
-  auto at = [&split](Category c) -> uint64_t& { return split[static_cast<size_t>(c)]; };
-  for (const auto& l : learners_) {
-    const ElasticGroup& g = l->group();
-    if (l->state() == State::kParked) {
-      at(Category::kDown) += chip_units(g.down_chips());
-      at(Category::kIdle) += chip_units(g.chips() - g.down_chips());
-    } else {
-      g.add_split(split);
-    }
+  splits_.resize(learners_.size());
+  learners_split_ = {};
+  for (uint32_t m = 0; m < learners_.size(); ++m) {
+    splits_[m] = learner_split(m);
+    add_split(learners_split_, splits_[m]);
   }
+  publish_split();
+}
+
+void DecoupledDiloco::refresh_split(uint32_t m) {
+  if (splits_.size() != learners_.size()) return refresh_split();
+  const ChipTimeLedger::Split next = learner_split(m);
+  for (size_t c = 0; c < next.size(); ++c) {
+    learners_split_[c] = learners_split_[c] - splits_[m][c] + next[c];
+  }
+  splits_[m] = next;
+  publish_split();
+}
+
+ChipTimeLedger::Split DecoupledDiloco::learner_split(uint32_t m) const {
+  ChipTimeLedger::Split split{};
+  const DecoupledDilocoLearner& l = *learners_[m];
+  const ElasticGroup& g = l.group();
+  if (l.state() == State::kParked) {
+    split[static_cast<size_t>(Category::kDown)] = chip_units(g.down_chips());
+    split[static_cast<size_t>(Category::kIdle)] = chip_units(g.chips() - g.down_chips());
+  } else {
+    g.add_split(split);
+  }
+  return split;
+}
+
+void DecoupledDiloco::publish_split() {
+  ChipTimeLedger::Split split = spares_;
+  add_split(split, learners_split_);
   ledger_.set_split(now(), split);
 }
 
-void DecoupledDiloco::count_spares() {
-  spares_ = {};
+ChipTimeLedger::Split DecoupledDiloco::spare_split() const {
+  ChipTimeLedger::Split split{};
   const cluster::Layout& lay = ctx_->layout();
   for (cluster::SliceId s = lay.slices() - lay.spare_slices(); s < lay.slices(); ++s) {
     const uint64_t down = ctx_->cluster.slice_down_chips(s);
-    spares_[static_cast<size_t>(Category::kDown)] += chip_units(down);
-    spares_[static_cast<size_t>(Category::kIdle)] += chip_units(lay.chips_per_slice() - down);
+    split[static_cast<size_t>(Category::kDown)] += chip_units(down);
+    split[static_cast<size_t>(Category::kIdle)] += chip_units(lay.chips_per_slice() - down);
   }
+  return split;
+}
+
+ChipTimeLedger::Split DecoupledDiloco::recount_split() const {
+  ChipTimeLedger::Split split = spare_split();
+  for (uint32_t m = 0; m < learners_.size(); ++m) add_split(split, learner_split(m));
+  return split;
 }
 
 // One event at the predicted time the kept tokens reach the target, at the

@@ -91,6 +91,10 @@ class DecoupledDiloco : public PolicyBase {
   }
   // REQUIRES: k < learner_count(); start() has run.
   const DecoupledDilocoLearner& learner(uint32_t k) const { return *learners_.at(k); }
+  // The chips' split counted afresh from the spare slices and every learner:
+  // what ledger().split() holds, which is kept up to date learner by learner.
+  // REQUIRES: start() has run.
+  ChipTimeLedger::Split recount_split() const;
   // Results (decoupled_diloco_results.cc).
   std::vector<output::LearnerResult> learner_results(core::SimTime end) const override;
   double wan_bytes(core::SimTime end) const override;
@@ -124,10 +128,19 @@ class DecoupledDiloco : public PolicyBase {
   void unpark(uint32_t m);
   bool any_running() const;
   double kept_tokens() const;
-  // The ledger's split now: the learners' chips plus spares_.
+  // The ledger's split now: the learners' parts plus spares_. Learner m's
+  // part changes only with its group or its state; every such change reaches
+  // its group's listener (on_group_change(m)) or changed(m), which recompute
+  // that part alone (refresh_split(m)). Integer sums: the order of the
+  // updates does not matter.
   void refresh_split();
-  // Recounts the spare slices' chips (idle or down): after cluster changes.
-  void count_spares();
+  void refresh_split(uint32_t m);
+  ChipTimeLedger::Split learner_split(uint32_t m) const;
+  void publish_split();
+  // The spare slices' chips (idle or down); count_spares() keeps spares_,
+  // recounted after cluster changes that reach them.
+  ChipTimeLedger::Split spare_split() const;
+  void count_spares() { spares_ = spare_split(); }
   void schedule_target();
   void on_target();
   void log_summary() const;
@@ -145,6 +158,8 @@ class DecoupledDiloco : public PolicyBase {
   core::HandlerId h_window_ = 0, h_target_ = 0;
   core::EventId target_event_;
   ChipTimeLedger::Split spares_{};  // the spare slices' part of the split
+  std::vector<ChipTimeLedger::Split> splits_;  // per learner, its part of the split
+  ChipTimeLedger::Split learners_split_{};     // the sum of splits_
   std::vector<Pace> paces_;          // per learner, at its last group change
   bool done_ = false;
   double pull_wan_bytes_ = 0;  // state pulls of rejoining learners between sites

@@ -275,6 +275,48 @@ TEST_CASE("spare slices are idle, and down while their chips are", "[models][dec
   CHECK(l.total(Category::kProductive) == cn(16, 1000 * kSec));
 }
 
+TEST_CASE("the chips' split, kept learner by learner, equals a recount after every change",
+          "[models][decoupled]") {
+  // 4 learners of 2 slices (at least 2 running: one slice down takes a
+  // learner down and it rejoins) and a spare slice. Outages of chips, slices
+  // (spare included) and the whole site; a slower slice; learner 3 parked
+  // outside [600, 2400) s. A learner's part of the split that missed a change
+  // would differ from the recount until its next one.
+  Harness h(9, 4, testing::simple_job(), 1);
+  h.cluster().add_slowdown(cluster::SlowdownTarget::slice(1), 1.3, cluster::SlowdownMode::kScale,
+                           core::SimTime::zero());
+  core::Rng rng = core::Rng::for_stream(5, "decoupled-split");
+  for (int i = 0; i < 60; ++i) {
+    const double at = 3000.0 * rng.uniform01();
+    const double span = 20 + 300 * rng.uniform01();
+    if (i % 3 == 0) {
+      h.outage(at, span, static_cast<uint32_t>(rng.below(36)), cluster::Domain::kChip);
+    } else {
+      h.outage(at, span, static_cast<uint32_t>(rng.below(9)));
+    }
+  }
+  h.outage(1500.25, 100, 0, cluster::Domain::kSite);
+  h.outage(100, 300, 2);                        // slice 2 (chips 8-11) down, then
+  h.outage(200, 100, 9, cluster::Domain::kChip);  // a chip of it: only the split moves
+  DecoupledDilocoConfig c = config(4, 8, 4, 2, 1);
+  c.elastic.min_slices = 2;
+  c.schedule = {{3, core::Duration::seconds(600), core::Duration::seconds(2400)}};
+  DecoupledDiloco d(c);
+  h.cluster().add_observer(&d);
+  d.start(h.ctx());
+  int checked = 0, differing = 0;
+  for (double t = 0.25; t < 3200; t += 0.5, ++checked) {
+    h.sim().run_until(core::SimTime::zero() + core::Duration::from_seconds(t));
+    if (d.ledger().split() != d.recount_split()) ++differing;
+  }
+  d.finish(h.sim().now());
+  d.ledger().check_invariant();
+  CHECK(checked == 6400);
+  CHECK(differing == 0);
+  CHECK(d.syncer_stats().rejoins >= 10);  // learners went down and came back
+  CHECK(d.ledger().total(Category::kDown) > 0);
+}
+
 // What run_stats() reports of a run.
 struct RunStats {
   SyncerStats syncer;
