@@ -13,13 +13,11 @@ DecoupledDilocoLearner::DecoupledDilocoLearner(RunContext& ctx, uint32_t index,
                                                ElasticGroup::Listener listener)
     : ctx_(ctx),
       index_(index),
+      history_(tokens_per_slice_step),
+      group_(ctx, ctx.policy_name + ".learner" + std::to_string(index), first, end, spec,
+             tokens_per_slice_step, std::move(listener)),
       site_(ctx.layout().site_of(first)),
-      tokens_per_slice_step_(tokens_per_slice_step),
-      group_(std::make_unique<ElasticGroup>(ctx, ctx.policy_name + ".learner" +
-                                                     std::to_string(index),
-                                            first, end, spec, tokens_per_slice_step,
-                                            std::move(listener))),
-      history_(tokens_per_slice_step) {}
+      tokens_per_slice_step_(tokens_per_slice_step) {}
 
 void DecoupledDilocoLearner::adopt_clock(int64_t sched) {
   const uint64_t own = own_now();

@@ -42,8 +42,8 @@ class DecoupledDilocoLearner {
                          cluster::SliceId end, const ElasticSpec& spec,
                          double tokens_per_slice_step, ElasticGroup::Listener listener);
 
-  ElasticGroup& group() { return *group_; }
-  const ElasticGroup& group() const { return *group_; }
+  ElasticGroup& group() { return group_; }
+  const ElasticGroup& group() const { return group_; }
   const DecoupledDilocoHistory& history() const { return history_; }
   uint32_t index() const { return index_; }
   cluster::SiteId site() const { return site_; }
@@ -52,7 +52,7 @@ class DecoupledDilocoLearner {
   State state() const { return state_; }
   void set_state(State s) { state_ = s; }
   bool running() const {
-    return state_ == State::kLive && group_->mode() == ElasticGroup::Mode::kRunning;
+    return state_ == State::kLive && group_.mode() == ElasticGroup::Mode::kRunning;
   }
   // Live learners receive broadcasts and may lend their state.
   bool live() const { return state_ == State::kLive; }
@@ -78,7 +78,7 @@ class DecoupledDilocoLearner {
   // Productive chip-time the group charged for own steps (from, to], exact
   // in the ledger's units. REQUIRES: from <= to <= own_now().
   ChipNanos kept_between(uint64_t from, uint64_t to) const {
-    const ChipNanos now = group_->kept_productive();
+    const ChipNanos now = group_.kept_productive();
     return history_.kept_at_step(to, now) - history_.kept_at_step(from, now);
   }
   // When own step n completed or will (at the current pace); nullopt if it
@@ -86,7 +86,7 @@ class DecoupledDilocoLearner {
   std::optional<core::SimTime> time_of_own(uint64_t n) const;
   // Records the group's state now (after every change of the group).
   void record() {
-    history_.record(ctx_.sim.now(), *group_);
+    history_.record(ctx_.sim.now(), group_);
     cached_at_.reset();
   }
   void trim(uint64_t keep_step, core::SimTime keep_time) { history_.trim(keep_step, keep_time); }
@@ -96,7 +96,7 @@ class DecoupledDilocoLearner {
   void report_loss_steps();
 
   // Tokens computed and kept (the group's minus those lost to failures).
-  double kept_tokens() const { return group_->tokens(ctx_.sim.now()) - lost_tokens_; }
+  double kept_tokens() const { return group_.tokens(ctx_.sim.now()) - lost_tokens_; }
   double lost_tokens() const { return lost_tokens_; }
   void add_lost_tokens(double t) { lost_tokens_ += t; }
   // Group lost work already moved in the ledger.
@@ -107,7 +107,7 @@ class DecoupledDilocoLearner {
   // Productive chip-time it charged and kept so far (its share of the
   // ledger's productive): charged, minus what was moved to lost_work.
   ChipNanos productive_kept() const {
-    return group_->productive_charged() - lost_moved_ - lost_unsynced_;
+    return group_.productive_charged() - lost_moved_ - lost_unsynced_;
   }
   // Own step from which unsynced progress counts (its last rejoin).
   uint64_t sync_floor() const { return sync_floor_; }
@@ -120,13 +120,13 @@ class DecoupledDilocoLearner {
   uint32_t& logged_slices() { return logged_slices_; }
 
  private:
+  // The fields asked for at every round come first, then the group, whose
+  // own hot fields lead it.
   RunContext& ctx_;
-  uint32_t index_;
-  cluster::SiteId site_;
-  double tokens_per_slice_step_;
-  std::unique_ptr<ElasticGroup> group_;
-  DecoupledDilocoHistory history_;
   State state_ = State::kLive;
+  uint32_t index_;
+  mutable std::optional<core::SimTime> cached_at_;  // own_now() cache
+  mutable uint64_t cached_own_ = 0;
   // From own step `own` on, sched = own + offset (until the next segment).
   struct ClockSegment {
     uint64_t own = 0;
@@ -135,6 +135,10 @@ class DecoupledDilocoLearner {
   static constexpr size_t kClockSegments = 8;  // kept; older reports are long merged
   std::vector<ClockSegment> clock_{ClockSegment{}};
   uint64_t clock_version_ = 0;
+  DecoupledDilocoHistory history_;
+  ElasticGroup group_;
+  cluster::SiteId site_;
+  double tokens_per_slice_step_;
   double lost_tokens_ = 0;
   ChipNanos lost_moved_ = 0;
   ChipNanos lost_unsynced_ = 0;
@@ -144,8 +148,6 @@ class DecoupledDilocoLearner {
   uint32_t logged_slices_ = 0;
   uint64_t loss_steps_ = 0;  // own steps and tokens reported to ctx.loss
   double loss_tokens_ = 0;
-  mutable std::optional<core::SimTime> cached_at_;  // own_now() cache
-  mutable uint64_t cached_own_ = 0;
 };
 
 // The policy's learners, indexed by learner number.
@@ -155,7 +157,7 @@ using DecoupledDilocoLearners = std::vector<std::unique_ptr<DecoupledDilocoLearn
 inline uint64_t DecoupledDilocoLearner::own_now() const {
   const core::SimTime now = ctx_.sim.now();
   if (cached_at_ != now) {
-    cached_own_ = group_->clock().steps(now);
+    cached_own_ = group_.clock().steps(now);
     cached_at_ = now;
   }
   return cached_own_;
@@ -188,8 +190,8 @@ inline uint64_t DecoupledDilocoLearner::own_of(int64_t c) const {
 
 inline std::optional<core::SimTime> DecoupledDilocoLearner::time_of_own(uint64_t n) const {
   if (n > own_now()) {
-    if (group_->mode() != ElasticGroup::Mode::kRunning) return std::nullopt;
-    return group_->clock().time_of_pending_step(n);  // n > own_now() >= clock steps
+    if (group_.mode() != ElasticGroup::Mode::kRunning) return std::nullopt;
+    return group_.clock().time_of_pending_step(n);  // n > own_now() >= clock steps
   }
   return history_.time_of_step(n);
 }

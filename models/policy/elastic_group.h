@@ -175,6 +175,14 @@ class ElasticGroup {
   RunningSplit running_split() const { return running_split(clock_.step()); }
   core::SimTime now() const { return ctx_.sim.now(); }
 
+  // Asked for every learner at every Decoupled DiLoCo round: first, in one
+  // cache line.
+  Mode mode_ = Mode::kDown;
+  bool held_ = false;
+  bool changed_while_held_ = false;
+  uint32_t active_ = 0;
+  uint32_t clock_active_ = 0;  // active slices the running clock was started with
+  StepClock clock_;
   RunContext& ctx_;
   std::string name_;
   cluster::SliceId first_, end_;
@@ -192,12 +200,6 @@ class ElasticGroup {
   std::vector<cluster::SliceId> waiting_;  // returned, not yet rejoined
   std::vector<bool> absent_;               // per slice of the range (set_present)
   uint32_t absent_count_ = 0;
-  Mode mode_ = Mode::kDown;
-  bool held_ = false;
-  bool changed_while_held_ = false;
-  uint32_t active_ = 0;
-  uint32_t clock_active_ = 0;  // active slices the running clock was started with
-  StepClock clock_;
   StepCharge charge_;     // productive chip-time charged along clock_
   WanMeter wan_;          // WAN bytes of the steps along clock_
   RunningSplit running_;  // chip units per category while running
