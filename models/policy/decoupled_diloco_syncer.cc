@@ -336,7 +336,7 @@ void DecoupledDilocoSyncer::on_rejoin(uint32_t m, std::optional<uint32_t> peer) 
     const FragmentMerge::Base b = merge_.current_base(p, *peer, now());
     ages[p] = learners_[*peer]->own_now() - b.own + b.age;
   }
-  merge_.reset(m, l.sched_now(), own, l.tokens_at(own), ages);
+  merge_.reset(m, l.sched_now(), own, merge_.count_tokens() ? l.tokens_at(own) : 0.0, ages);
   rounds_.reset(m);
   l.set_sync_floor(own);
   ++stats_.rejoins;

@@ -5,7 +5,11 @@
 // the validation of configs.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <array>
+#include <csignal>
 #include <functional>
 #include <filesystem>
 #include <fstream>
@@ -551,8 +555,38 @@ TEST_CASE("token sums are counted only for their readers; every other statistic 
   CHECK(rest(counted) == rest(plain));
   CHECK(counted.rounds > 100);
   CHECK(counted.rejoins > 0);
+  CHECK(counted.contributions > counted.quorum_sum);  // late reports rode along
   CHECK(p1.tokens == p2.tokens);
   CHECK(p1.steps == p2.steps);
+}
+
+TEST_CASE("a round observer attached after the first merge of an uncounted run is refused",
+          "[models][decoupled]") {
+  // Its records' token sums would start from zero marks: a checked contract,
+  // which aborts (in a child process here). Before the first merge it is fine.
+  const auto attach_at = [](double seconds) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+      ::close(STDERR_FILENO);  // the check's message
+      Harness h(4, 4, testing::simple_job());
+      DecoupledDiloco d(config(4, 4, 4, 2, 1));
+      h.cluster().add_observer(&d);
+      d.start(h.ctx());
+      h.sim().run_until(core::SimTime::zero() + core::Duration::from_seconds(seconds));
+      Rounds rounds;
+      rounds.attach(d);
+      h.sim().run_until(core::SimTime::zero() + core::Duration::from_seconds(seconds + 10));
+      ::_exit(rounds.all.empty() ? 3 : 0);
+    }
+    REQUIRE(child > 0);
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    return status;
+  };
+  const int before = attach_at(0.5);
+  CHECK((WIFEXITED(before) && WEXITSTATUS(before) == 0));
+  const int after = attach_at(20);
+  CHECK((WIFSIGNALED(after) && WTERMSIG(after) == SIGABRT));
 }
 
 }  // namespace
