@@ -40,7 +40,7 @@ void DecoupledDiloco::create_learners() {
 void DecoupledDiloco::start(RunContext& ctx) {
   ctx_ = &ctx;
   ledger_ = ChipTimeLedger(ctx.layout().chips());
-  count_spares();
+  spares_.emplace(ctx.cluster);
   create_learners();
   paces_.assign(config_.learners, Pace{});  // a group's start may call its listener
   transfers_ = std::make_unique<FragmentTransfers>(ctx, config_);
@@ -96,11 +96,8 @@ void DecoupledDiloco::schedule_windows() {
 }
 
 void DecoupledDiloco::on_cluster_change(const cluster::ClusterChange& change) {
-  // Before the groups' listeners refresh the split. Spare slices are the
-  // last ones: a unit that ends before them changed none.
-  const cluster::Layout& lay = ctx_->layout();
-  const cluster::Layout::SliceSpan span = lay.slice_span(change.domain, change.id);
-  if (span.end > lay.slices() - lay.spare_slices()) count_spares();
+  spares_->on_cluster_change(change);  // before the groups' listeners refresh the split
+  const cluster::Layout::SliceSpan span = ctx_->layout().slice_span(change.domain, change.id);
   if (!done_) {
     // A group whose slices the unit misses ignores the change: not asked. A
     // group asked calls its listener, which refreshes its part of the split.
@@ -376,24 +373,14 @@ ChipTimeLedger::Split DecoupledDiloco::learner_split(uint32_t m) const {
 }
 
 void DecoupledDiloco::publish_split() {
-  ChipTimeLedger::Split split = spares_;
-  add_split(split, learners_split_);
+  ChipTimeLedger::Split split = learners_split_;
+  spares_->add_split(split);
   ledger_.set_split(now(), split);
 }
 
-ChipTimeLedger::Split DecoupledDiloco::spare_split() const {
-  ChipTimeLedger::Split split{};
-  const cluster::Layout& lay = ctx_->layout();
-  for (cluster::SliceId s = lay.slices() - lay.spare_slices(); s < lay.slices(); ++s) {
-    const uint64_t down = ctx_->cluster.slice_down_chips(s);
-    split[static_cast<size_t>(Category::kDown)] += chip_units(down);
-    split[static_cast<size_t>(Category::kIdle)] += chip_units(lay.chips_per_slice() - down);
-  }
-  return split;
-}
-
 ChipTimeLedger::Split DecoupledDiloco::recount_split() const {
-  ChipTimeLedger::Split split = spare_split();
+  ChipTimeLedger::Split split{};
+  SpareSlices(ctx_->cluster).add_split(split);  // counted afresh
   for (uint32_t m = 0; m < learners_.size(); ++m) add_split(split, learner_split(m));
   return split;
 }

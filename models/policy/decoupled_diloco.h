@@ -58,6 +58,7 @@
 #include "models/policy/decoupled_diloco_syncer.h"
 #include "models/policy/decoupled_diloco_transfers.h"
 #include "models/policy/policy_base.h"
+#include "models/policy/spare_slices.h"
 
 namespace goodsim::models::policy {
 
@@ -128,7 +129,7 @@ class DecoupledDiloco : public PolicyBase {
   void unpark(uint32_t m);
   bool any_running() const;
   double kept_tokens() const;
-  // The ledger's split now: the learners' parts plus spares_. Learner m's
+  // The ledger's split now: the learners' parts plus the spares'. Learner m's
   // part changes only with its group or its state; every such change reaches
   // its group's listener (on_group_change(m)) or changed(m), which recompute
   // that part alone (refresh_split(m)). Integer sums: the order of the
@@ -137,10 +138,6 @@ class DecoupledDiloco : public PolicyBase {
   void refresh_split(uint32_t m);
   ChipTimeLedger::Split learner_split(uint32_t m) const;
   void publish_split();
-  // The spare slices' chips (idle or down); count_spares() keeps spares_,
-  // recounted after cluster changes that reach them.
-  ChipTimeLedger::Split spare_split() const;
-  void count_spares() { spares_ = spare_split(); }
   void schedule_target();
   void on_target();
   void log_summary() const;
@@ -157,7 +154,7 @@ class DecoupledDiloco : public PolicyBase {
   std::unique_ptr<DecoupledDilocoSyncer> syncer_;
   core::HandlerId h_window_ = 0, h_target_ = 0;
   core::EventId target_event_;
-  ChipTimeLedger::Split spares_{};  // the spare slices' part of the split
+  std::optional<SpareSlices> spares_;          // set in start()
   std::vector<ChipTimeLedger::Split> splits_;  // per learner, its part of the split
   ChipTimeLedger::Split learners_split_{};     // the sum of splits_
   std::vector<Pace> paces_;          // per learner, at its last group change

@@ -41,6 +41,7 @@ void Diloco::register_handlers() {
 
 void Diloco::start(RunContext& ctx) {
   ctx_ = &ctx;
+  spares_.emplace(ctx.cluster);
   const cluster::Layout& l = ctx.layout();
   const uint32_t members = l.slices() - l.spare_slices();
   const uint32_t m = config_.learners != 0 ? config_.learners : l.sites();
@@ -76,6 +77,7 @@ void Diloco::start(RunContext& ctx) {
 }
 
 void Diloco::on_cluster_change(const cluster::ClusterChange& change) {
+  spares_->on_cluster_change(change);
   busy_ = true;
   for (Learner& lr : learners_) lr.group->on_cluster_change(change);
   busy_ = false;
@@ -429,12 +431,7 @@ void Diloco::refresh_split() {
     lr.ledger.set_split(now(), s);
     for (size_t i = 0; i < kCategoryCount; ++i) total[i] += s[i];
   }
-  const cluster::Layout& l = ctx_->layout();
-  for (cluster::SliceId s = l.slices() - l.spare_slices(); s < l.slices(); ++s) {
-    const uint64_t down = ctx_->cluster.slice_down_chips(s);
-    total[static_cast<size_t>(Category::kDown)] += chip_units(down);
-    total[static_cast<size_t>(Category::kIdle)] += chip_units(l.chips_per_slice() - down);
-  }
+  spares_->add_split(total);
   ledger_.set_split(now(), total);
 }
 

@@ -64,6 +64,7 @@
 #include "models/policy/diloco_plan.h"
 #include "models/policy/elastic_group.h"
 #include "models/policy/policy_base.h"
+#include "models/policy/spare_slices.h"
 #include "sim/scenario/reader.h"
 
 namespace goodsim::models::policy {
@@ -156,6 +157,7 @@ class Diloco : public PolicyBase {
   DilocoConfig config_;
   RunContext* ctx_ = nullptr;
   std::vector<Learner> learners_;
+  std::optional<SpareSlices> spares_;  // set in start()
   std::optional<SyncSchedule> schedule_;
   std::vector<double> fragment_bytes_;  // per fragment
   std::vector<std::vector<uint32_t>> fragment_layers_;  // per fragment, with job.layers

@@ -77,6 +77,7 @@ ElasticDataParallel::ElasticDataParallel(ElasticDataParallelConfig config)
 
 void ElasticDataParallel::start(RunContext& ctx) {
   ctx_ = &ctx;
+  spares_.emplace(ctx.cluster);
   const cluster::Layout& l = ctx.layout();
   const uint32_t members = l.slices() - l.spare_slices();
   ledger_ = ChipTimeLedger(l.chips());
@@ -105,6 +106,7 @@ void ElasticDataParallel::start(RunContext& ctx) {
 }
 
 void ElasticDataParallel::on_cluster_change(const cluster::ClusterChange& change) {
+  spares_->on_cluster_change(change);
   if (done_) return refresh_split();
   group_->on_cluster_change(change);
   refresh_split();
@@ -231,12 +233,7 @@ void ElasticDataParallel::on_target() {
 void ElasticDataParallel::refresh_split() {
   ChipTimeLedger::Split split{};
   group_->add_split(split);
-  const cluster::Layout& l = ctx_->layout();
-  for (cluster::SliceId s = l.slices() - l.spare_slices(); s < l.slices(); ++s) {
-    const uint64_t down = ctx_->cluster.slice_down_chips(s);
-    split[static_cast<size_t>(Category::kDown)] += chip_units(down);
-    split[static_cast<size_t>(Category::kIdle)] += chip_units(l.chips_per_slice() - down);
-  }
+  spares_->add_split(split);
   ledger_.set_split(ctx_->sim.now(), split);
 }
 

@@ -32,6 +32,7 @@
 #include "models/parse_context.h"
 #include "models/policy/elastic_group.h"
 #include "models/policy/single_job_policy.h"
+#include "models/policy/spare_slices.h"
 #include "sim/scenario/reader.h"
 
 namespace goodsim::models::policy {
@@ -100,6 +101,7 @@ class ElasticDataParallel : public SingleJobPolicy {
 
   ElasticDataParallelConfig config_;
   std::unique_ptr<ElasticGroup> group_;
+  std::optional<SpareSlices> spares_;  // set in start()
   Checkpoint checkpoint_;
   Checkpoint loss_reported_;  // progress reported to ctx.loss
   // Progress at every change of the group since loss_reported_: the batch is

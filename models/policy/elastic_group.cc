@@ -307,7 +307,11 @@ std::optional<core::SimTime> ElasticGroup::time_of_step(uint64_t n) const {
 // an upscale, which split it into gaps.
 double ElasticGroup::slowdown() const {
   const cluster::SlowdownState& sd = ctx_.cluster.slowdown();
-  if (waiting_.empty()) return sd.max_slowdown(first_, end_);
+  const double whole = sd.max_slowdown(first_, end_);
+  if (waiting_.empty()) return whole;
+  // The ranges between waiting slices take a maximum over fewer slices: at
+  // most `whole`. At nominal speed nothing to split.
+  if (whole <= 1.0) return 1.0;
   std::vector<cluster::SliceId> gaps = waiting_;
   std::sort(gaps.begin(), gaps.end());
   double worst = 1.0;

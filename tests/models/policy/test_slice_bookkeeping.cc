@@ -1,12 +1,14 @@
-// The per-flip member bookkeeping (SlicePool, SliceRangeHealth) against a
+// The per-flip member bookkeeping (SlicePool, SliceRangeHealth, SpareSlices) against a
 // brute-force recount from the cluster's tables, on random outage sequences.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 #include <vector>
 
 #include "models/policy/slice_pool.h"
 #include "models/policy/slice_range_health.h"
+#include "models/policy/spare_slices.h"
 #include "sim/core/rng.h"
 
 namespace goodsim::models::policy {
@@ -143,6 +145,32 @@ TEST_CASE("slice range health matches a recount on random flips", "[models][part
       REQUIRE(health.up_per_site() == per_site);
     }
   }
+}
+
+TEST_CASE("the spare slices' split matches a recount on random flips", "[models][parts]") {
+  // 4 of the 21 slices are spares (the last four: 6 chips each).
+  const cluster::Layout layout = test_layout(4);
+  cluster::ClusterState state(layout);
+  SpareSlices spares(state);
+  OutageDriver driver(state, 3, [&spares](const cluster::ClusterChange& c) {
+    spares.on_cluster_change(c);
+  });
+  const auto count = [](const ChipTimeLedger::Split& s, Category c) {
+    return s[static_cast<size_t>(c)] / chip_units(1);
+  };
+  uint64_t most_down = 0;
+  for (int i = 0; i < 600; ++i) {
+    driver.step();
+    uint64_t down = 0;
+    for (SliceId s = 17; s < 21; ++s) down += state.slice_down_chips(s);
+    ChipTimeLedger::Split split{};
+    spares.add_split(split);
+    REQUIRE(count(split, Category::kDown) == down);
+    REQUIRE(count(split, Category::kIdle) == 24 - down);
+    REQUIRE(count(split, Category::kProductive) == 0);
+    most_down = std::max(most_down, down);
+  }
+  CHECK(most_down >= 12);  // outages reached the spares, often several at once
 }
 
 }  // namespace
