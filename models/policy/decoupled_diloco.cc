@@ -13,7 +13,9 @@ namespace {
 using State = DecoupledDilocoLearner::State;
 using Mode = ElasticGroup::Mode;
 
-// Histories longer than this are trimmed.
+// Histories longer than this are trimmed, and then again once twice as long
+// as what the last trim kept: a learner that changes often pays O(1)
+// amortized per change, not a trim at every change.
 constexpr size_t kHistoryTrim = 16;
 
 void add_split(ChipTimeLedger::Split& into, const ChipTimeLedger::Split& part) {
@@ -43,6 +45,7 @@ void DecoupledDiloco::start(RunContext& ctx) {
   spares_.emplace(ctx.cluster);
   create_learners();
   paces_.assign(config_.learners, Pace{});  // a group's start may call its listener
+  trimmed_to_.assign(config_.learners, 0);
   transfers_ = std::make_unique<FragmentTransfers>(ctx, config_);
   const DecoupledDilocoParts parts{ctx, config_, learners_, schedule_};
   gate_ = std::make_unique<DecoupledDilocoGate>(parts, rounds_, *transfers_);
@@ -140,7 +143,7 @@ void DecoupledDiloco::on_group_change(uint32_t m) {
   // prediction: only the chips' split.
   const Pace pace = pace_of(m);
   if (pace == paces_[m]) {
-    if (learners_[m]->history().size() > kHistoryTrim) syncer_->trim(m);
+    trim_history(m);
     return refresh_split(m);
   }
   paces_[m] = pace;
@@ -183,10 +186,17 @@ void DecoupledDiloco::follow_state(uint32_t m) {
 void DecoupledDiloco::changed(uint32_t m) {
   syncer_->on_learner_change(m);
   gate_->update(m);
-  if (learners_[m]->history().size() > kHistoryTrim) syncer_->trim(m);
+  trim_history(m);
   outages_.set_training(any_running(), now());
   refresh_split(m);
   schedule_target();
+}
+
+void DecoupledDiloco::trim_history(uint32_t m) {
+  const size_t size = learners_[m]->history().size();
+  if (size <= std::max(kHistoryTrim, 2 * trimmed_to_[m])) return;
+  syncer_->trim(m);
+  trimmed_to_[m] = learners_[m]->history().size();
 }
 
 void DecoupledDiloco::book_group_lost(uint32_t m) {

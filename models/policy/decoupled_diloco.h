@@ -117,6 +117,7 @@ class DecoupledDiloco : public PolicyBase {
   void on_group_change(uint32_t m);
   void follow_state(uint32_t m);
   void changed(uint32_t m);
+  void trim_history(uint32_t m);
   void book_group_lost(uint32_t m);
   void book_unsynced(uint32_t m);
   void went_down(uint32_t m);
@@ -158,6 +159,7 @@ class DecoupledDiloco : public PolicyBase {
   std::vector<ChipTimeLedger::Split> splits_;  // per learner, its part of the split
   ChipTimeLedger::Split learners_split_{};     // the sum of splits_
   std::vector<Pace> paces_;          // per learner, at its last group change
+  std::vector<size_t> trimmed_to_;   // per learner, its history's length after the last trim
   bool done_ = false;
   double pull_wan_bytes_ = 0;  // state pulls of rejoining learners between sites
 };
