@@ -59,12 +59,12 @@ class DecoupledDilocoLearner {
 
   // Own steps completed now; cached until the time moves or record() notes
   // a change.
-  uint64_t own_now() const;
-  int64_t sched_now() const { return sched_of(own_now()); }
+  [[gnu::always_inline]] uint64_t own_now() const;
+  [[gnu::always_inline]] int64_t sched_now() const { return sched_of(own_now()); }
   // Schedule step reached at own step `own`.
-  int64_t sched_of(uint64_t own) const;
+  [[gnu::always_inline]] int64_t sched_of(uint64_t own) const;
   // Own step at which schedule step c was (or will be) reached; clamped to 0.
-  uint64_t own_of(int64_t c) const;
+  [[gnu::always_inline]] uint64_t own_of(int64_t c) const;
   // Changes with every adopt_clock() and jump(): answers of sched_of() and
   // own_of() kept by callers hold while it is unchanged.
   uint64_t clock_version() const { return clock_version_; }
@@ -83,7 +83,7 @@ class DecoupledDilocoLearner {
   }
   // When own step n completed or will (at the current pace); nullopt if it
   // is in the future and the learner is not running.
-  std::optional<core::SimTime> time_of_own(uint64_t n) const;
+  [[gnu::always_inline]] std::optional<core::SimTime> time_of_own(uint64_t n) const;
   // Records the group's state now (after every change of the group).
   void record() {
     history_.record(ctx_.sim.now(), group_);
@@ -153,7 +153,9 @@ class DecoupledDilocoLearner {
 // The policy's learners, indexed by learner number.
 using DecoupledDilocoLearners = std::vector<std::unique_ptr<DecoupledDilocoLearner>>;
 
-// Asked for every learner at every round: inline.
+// Asked for every learner at every round: inline, and always (marked so
+// above): in a unity batch the compiler's growth limits otherwise leave one
+// or another of them out of line, a call per learner and round.
 inline uint64_t DecoupledDilocoLearner::own_now() const {
   const core::SimTime now = ctx_.sim.now();
   if (cached_at_ != now) {
