@@ -145,7 +145,7 @@ void DataParallel::stop_running(bool lose_uncommitted) {
   }
   ledger_.move(Category::kProductive, Category::kLostWork, lost);
   clock_.rollback_to(committed_.steps);
-  ctx_->log("rollback", {{"to_step", committed_.steps}});
+  ctx_->log("rollback", [&] { return nlohmann::json{{"to_step", committed_.steps}}; });
 }
 
 void DataParallel::on_cluster_change(const cluster::ClusterChange& change) {
@@ -163,14 +163,14 @@ void DataParallel::on_cluster_change(const cluster::ClusterChange& change) {
       ctx_->sim.cancel(commit_event_);
       in_flight_.reset();
       stop_running(/*lose_uncommitted=*/true);
-      ctx_->log("job_stop", {{"steps", committed_.steps}});
+      ctx_->log("job_stop", [&] { return nlohmann::json{{"steps", committed_.steps}}; });
     } else if (state_ == State::kRestarting) {
       if (config_.during_restart != DataParallelConfig::DuringRestart::kRestart) {
         absorb_during_restart();
         return refresh_split();
       }
       ctx_->sim.cancel(restart_event_);
-      ctx_->log("restart_interrupted", nlohmann::json::object());
+      ctx_->log("restart_interrupted", [] { return nlohmann::json::object(); });
     }
     enter(State::kWaiting);
   }
@@ -189,7 +189,9 @@ void DataParallel::handle_member_failures() {
     if (!s) break;
     const auto spare = pool_->replace(*s, ctx_->cluster);
     ++pending_swaps_;
-    ctx_->log("spare_swap", {{"failed_slice", *s}, {"spare_slice", *spare}});
+    ctx_->log("spare_swap", [&] {
+      return nlohmann::json{{"failed_slice", *s}, {"spare_slice", *spare}};
+    });
     ctx_->sim.schedule_in(next_swap_time(), core::kBandPolicy, h_swap_);
   }
 }
@@ -211,7 +213,7 @@ void DataParallel::refill_standby() {
 // parallel (handle_member_failures runs in kRestarting too), and with
 // `extend` push the end of the restart back.
 void DataParallel::absorb_during_restart() {
-  ctx_->log("restart_absorbed", nlohmann::json::object());
+  ctx_->log("restart_absorbed", [] { return nlohmann::json::object(); });
   if (config_.during_restart == DataParallelConfig::DuringRestart::kExtend) {
     ctx_->sim.cancel(restart_event_);
     restart_end_ += config_.restart_extension;
@@ -226,7 +228,7 @@ void DataParallel::try_restart() {
   if (restart_paid_) return on_restart_done();
   restart_end_ = now() + config_.restart_time;
   restart_event_ = ctx_->sim.schedule_at(restart_end_, core::kBandPolicy, h_restart_);
-  ctx_->log("restart_begin", nlohmann::json::object());
+  ctx_->log("restart_begin", [] { return nlohmann::json::object(); });
   enter(State::kRestarting);
 }
 
@@ -245,7 +247,7 @@ void DataParallel::on_restart_done() {
     return;
   }
   restart_paid_ = false;
-  ctx_->log("job_resume", {{"steps", committed_.steps}});
+  ctx_->log("job_resume", [&] { return nlohmann::json{{"steps", committed_.steps}}; });
   begin_running();
 }
 

@@ -176,7 +176,9 @@ void DecoupledDiloco::follow_state(uint32_t m) {
         l.set_state(State::kLive);
         syncer_->on_rejoin(m, l.peer());
         if (ctx_->loss != nullptr) ctx_->loss->on_rejoin(m);
-        ctx_->log("learner_rejoined", {{"learner", m}, {"schedule_step", l.sched_now()}});
+        ctx_->log("learner_rejoined", [&] {
+          return nlohmann::json{{"learner", m}, {"schedule_step", l.sched_now()}};
+        });
       }
       return;
   }
@@ -221,7 +223,9 @@ void DecoupledDiloco::book_unsynced(uint32_t m) {
   ledger_.move(Category::kProductive, Category::kLostWork, chip_time);
   l.add_lost_unsynced(chip_time);
   l.add_lost_tokens(tokens);
-  ctx_->log("learner_lost_work", {{"learner", m}, {"steps", own - from}, {"tokens", tokens}});
+  ctx_->log("learner_lost_work", [&] {
+    return nlohmann::json{{"learner", m}, {"steps", own - from}, {"tokens", tokens}};
+  });
 }
 
 void DecoupledDiloco::went_down(uint32_t m) {
@@ -229,7 +233,7 @@ void DecoupledDiloco::went_down(uint32_t m) {
   leave_loss(m);
   book_unsynced(m);
   syncer_->on_learner_down(m);
-  ctx_->log("learner_down", {{"learner", m}});
+  ctx_->log("learner_down", [&] { return nlohmann::json{{"learner", m}}; });
 }
 
 // Time for learner m to pull its state, and from whom (nullopt: the syncer).
@@ -279,8 +283,11 @@ void DecoupledDiloco::begin_rejoin(uint32_t m) {
   l.set_rejoin_until(now() + cost);
   l.group().pause(cost);
   l.record();
-  ctx_->log("learner_rejoin", {{"learner", m}, {"pull_s", pull.seconds_f()},
-                               {"peer", peer ? static_cast<int64_t>(*peer) : -1}});
+  ctx_->log("learner_rejoin", [&] {
+    return nlohmann::json{{"learner", m},
+                          {"pull_s", pull.seconds_f()},
+                          {"peer", peer ? static_cast<int64_t>(*peer) : -1}};
+  });
 }
 
 void DecoupledDiloco::on_window(uint64_t index, bool join) {

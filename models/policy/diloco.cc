@@ -187,7 +187,9 @@ void Diloco::went_down(uint32_t k) {
   if (rolled > 0) move(k, Category::kProductive, Category::kLostWork, rolled);
   lr.group->rollback_to(lr.base_steps, lr.base_tokens);
   ++stats_.rollbacks;
-  ctx_->log("learner_down", {{"learner", k}, {"to_step", lr.base_steps + lr.offset}});
+  ctx_->log("learner_down", [&] {
+    return nlohmann::json{{"learner", k}, {"to_step", lr.base_steps + lr.offset}};
+  });
 }
 
 // drop_failed: a down member is excused from the open barrier while some
@@ -214,7 +216,7 @@ void Diloco::rebalance() {
     lr.role = Role::kDropped;
     lr.needs_pull = true;
     ++stats_.drops;
-    ctx_->log("learner_dropped", {{"learner", k}, {"sync", sync_}});
+    ctx_->log("learner_dropped", [&] { return nlohmann::json{{"learner", k}, {"sync", sync_}}; });
   }
 }
 

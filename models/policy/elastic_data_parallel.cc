@@ -132,7 +132,7 @@ void ElasticDataParallel::on_group_change() {
     const ChipNanos rolled = ledger_.total(Category::kProductive) - checkpoint_.productive;
     ledger_.move(Category::kProductive, Category::kLostWork, rolled);
     group_->rollback_to(checkpoint_.steps, checkpoint_.tokens);
-    ctx_->log("fallback_restart", {{"to_step", checkpoint_.steps}});
+    ctx_->log("fallback_restart", [&] { return nlohmann::json{{"to_step", checkpoint_.steps}}; });
     while (!batch_changes_.empty() && batch_changes_.back().steps > checkpoint_.steps) {
       batch_changes_.pop_back();
     }
