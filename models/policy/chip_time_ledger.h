@@ -74,6 +74,11 @@ class ChipTimeLedger {
   core::SimTime last_;
 };
 
+// Adds `part` to `into`, category by category (integer sums: exact in any order).
+inline void add_split(ChipTimeLedger::Split& into, const ChipTimeLedger::Split& part) {
+  for (size_t c = 0; c < into.size(); ++c) into[c] += part[c];
+}
+
 // What a running synchronous group charges per category, in chip units.
 // Each step takes `step` = base x s_max + c: the group waits for its slowest
 // active slice (slowdown s_max) and for the non-overlapped communication c. A

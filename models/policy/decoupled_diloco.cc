@@ -18,10 +18,6 @@ using Mode = ElasticGroup::Mode;
 // amortized per change, not a trim at every change.
 constexpr size_t kHistoryTrim = 16;
 
-void add_split(ChipTimeLedger::Split& into, const ChipTimeLedger::Split& part) {
-  for (size_t c = 0; c < into.size(); ++c) into[c] += part[c];
-}
-
 }  // namespace
 
 DecoupledDiloco::DecoupledDiloco(DecoupledDilocoConfig config)

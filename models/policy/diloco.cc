@@ -431,7 +431,7 @@ void Diloco::refresh_split() {
     ChipTimeLedger::Split s{};
     lr.group->add_split(s);
     lr.ledger.set_split(now(), s);
-    for (size_t i = 0; i < kCategoryCount; ++i) total[i] += s[i];
+    add_split(total, s);
   }
   spares_->add_split(total);
   ledger_.set_split(now(), total);

@@ -175,8 +175,8 @@ class ElasticGroup {
   RunningSplit running_split() const { return running_split(clock_.step()); }
   core::SimTime now() const { return ctx_.sim.now(); }
 
-  // Asked for every learner at every Decoupled DiLoCo round: first, in one
-  // cache line.
+  // Asked for every learner at every Decoupled DiLoCo round: first, next to
+  // each other (48 bytes).
   Mode mode_ = Mode::kDown;
   bool held_ = false;
   bool changed_while_held_ = false;
